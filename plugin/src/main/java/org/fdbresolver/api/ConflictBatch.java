@@ -1,0 +1,283 @@
+package org.fdbresolver.api;
+
+import java.util.Arrays;
+
+/**
+ * One resolver batch being assembled, shaped like FoundationDB's {@code ConflictBatch}: call
+ * {@link #addTransaction} for each transaction, add its read and write conflict ranges, then
+ * {@link #detectConflicts(long, long)}. The next {@code addTransaction} after a detection starts a new
+ * batch, so one instance serves a whole run without allocating.
+ *
+ * <p>Layout (read by engines through the accessors): every key is copied once into one byte region,
+ * {@link #keys()}; a range is four ints (begin offset and length, end offset and length) into it.
+ * A point range {@code [k, k\0)} stores {@code k\0} once and both ends point into it. Transaction
+ * {@code t} owns reads {@code [readStart(t), readEnd(t))} and writes {@code [writeStart(t), writeEnd(t))},
+ * numbered across the batch; its read at index {@code i} within the transaction is batch read
+ * {@code readStart(t) + i}.
+ */
+public final class ConflictBatch {
+    private static final int INITIAL_TRANSACTIONS = 64;
+    private static final int INITIAL_RANGES = 256;
+    private static final int INITIAL_KEY_BYTES = 1 << 14;
+
+    private final ConflictSet owner;
+    private final BatchResult result = new BatchResult();
+    private boolean detected;
+
+    private int transactionCount;
+    private long[] readSnapshots = new long[INITIAL_TRANSACTIONS];
+    private boolean[] reportConflictingKeys = new boolean[INITIAL_TRANSACTIONS];
+    /** {@code readStarts[t]} is transaction t's first read; {@code readStarts[transactionCount]} == readCount. */
+    private int[] readStarts = new int[INITIAL_TRANSACTIONS + 1];
+    private int[] writeStarts = new int[INITIAL_TRANSACTIONS + 1];
+
+    private final RangeList reads = new RangeList();
+    private final RangeList writes = new RangeList();
+
+    private byte[] keys = new byte[INITIAL_KEY_BYTES];
+    private int keyBytes;
+
+    ConflictBatch(ConflictSet owner) {
+        this.owner = owner;
+    }
+
+    /** A batch not attached to a conflict set, for engines driven directly (tests, benchmarks). */
+    public static ConflictBatch detached() {
+        return new ConflictBatch(null);
+    }
+
+    /** Starts transaction {@link #transactionCount()}; its ranges follow through addRead/addWrite. */
+    public int addTransaction(long readSnapshot, boolean reportConflictingKeys) {
+        if (detected) {
+            clear();
+        }
+        int t = transactionCount;
+        if (t == readSnapshots.length) {
+            int n = t * 2;
+            readSnapshots = Arrays.copyOf(readSnapshots, n);
+            this.reportConflictingKeys = Arrays.copyOf(this.reportConflictingKeys, n);
+            readStarts = Arrays.copyOf(readStarts, n + 1);
+            writeStarts = Arrays.copyOf(writeStarts, n + 1);
+        }
+        readSnapshots[t] = readSnapshot;
+        this.reportConflictingKeys[t] = reportConflictingKeys;
+        readStarts[t] = reads.count;
+        writeStarts[t] = writes.count;
+        transactionCount = t + 1;
+        readStarts[t + 1] = reads.count;
+        writeStarts[t + 1] = writes.count;
+        return t;
+    }
+
+    /** Adds a read conflict range {@code [begin, end)} to the last transaction added. */
+    public void addRead(byte[] begin, int beginOff, int beginLen, byte[] end, int endOff, int endLen) {
+        addRange(reads, begin, beginOff, beginLen, end, endOff, endLen);
+        readStarts[transactionCount] = reads.count;
+    }
+
+    /** Adds a write conflict range {@code [begin, end)} to the last transaction added. */
+    public void addWrite(byte[] begin, int beginOff, int beginLen, byte[] end, int endOff, int endLen) {
+        addRange(writes, begin, beginOff, beginLen, end, endOff, endLen);
+        writeStarts[transactionCount] = writes.count;
+    }
+
+    public void addRead(byte[] begin, byte[] end) {
+        addRead(begin, 0, begin.length, end, 0, end.length);
+    }
+
+    public void addWrite(byte[] begin, byte[] end) {
+        addWrite(begin, 0, begin.length, end, 0, end.length);
+    }
+
+    /** Resolves the batch through the owning conflict set; the result is reused by the next batch. */
+    public BatchResult detectConflicts(long now, long newOldestVersion) {
+        if (owner == null) {
+            throw new IllegalStateException("a detached batch is resolved by passing it to an engine");
+        }
+        owner.detectConflicts(this, now, newOldestVersion, result);
+        detected = true;
+        return result;
+    }
+
+    /** Forgets every transaction; keeps the buffers. */
+    public void clear() {
+        transactionCount = 0;
+        readStarts[0] = 0;
+        writeStarts[0] = 0;
+        reads.count = 0;
+        writes.count = 0;
+        keyBytes = 0;
+        detected = false;
+    }
+
+    private void addRange(RangeList list, byte[] begin, int beginOff, int beginLen, byte[] end, int endOff, int endLen) {
+        if (transactionCount == 0 || detected) {
+            throw new IllegalStateException("addTransaction must come before its ranges");
+        }
+        int r = list.grow();
+        if (endLen == beginLen + 1 && end[endOff + beginLen] == 0
+                && Arrays.equals(begin, beginOff, beginOff + beginLen, end, endOff, endOff + beginLen)) {
+            // A point range [k, k\0): store k\0 once, both ends point into it.
+            int at = reserveKeyBytes(endLen);
+            System.arraycopy(end, endOff, keys, at, endLen);
+            list.set(r, at, beginLen, at, endLen);
+        } else {
+            int b = reserveKeyBytes(beginLen);
+            System.arraycopy(begin, beginOff, keys, b, beginLen);
+            int e = reserveKeyBytes(endLen);
+            System.arraycopy(end, endOff, keys, e, endLen);
+            list.set(r, b, beginLen, e, endLen);
+        }
+    }
+
+    /** Reserves {@code len} bytes at the end of the key region and returns their offset. */
+    public int reserveKeyBytes(int len) {
+        int at = keyBytes;
+        long needed = (long) at + len;
+        if (needed > keys.length) {
+            if (needed > Integer.MAX_VALUE - 8) {
+                throw new InvalidBatchException("batch keys exceed 2 GiB");
+            }
+            keys = Arrays.copyOf(keys, (int) Math.max(needed, Math.min(Integer.MAX_VALUE - 8L, keys.length * 2L)));
+        }
+        keyBytes = at + len;
+        return at;
+    }
+
+    // ---- read accessors for engines ----
+
+    public int transactionCount() {
+        return transactionCount;
+    }
+
+    public long readSnapshot(int t) {
+        return readSnapshots[t];
+    }
+
+    public boolean reportConflictingKeys(int t) {
+        return reportConflictingKeys[t];
+    }
+
+    public int readStart(int t) {
+        return readStarts[t];
+    }
+
+    public int readEnd(int t) {
+        return readStarts[t + 1];
+    }
+
+    public int writeStart(int t) {
+        return writeStarts[t];
+    }
+
+    public int writeEnd(int t) {
+        return writeStarts[t + 1];
+    }
+
+    public int readCount() {
+        return reads.count;
+    }
+
+    public int writeCount() {
+        return writes.count;
+    }
+
+    /** The key region; valid until the next range is added. */
+    public byte[] keys() {
+        return keys;
+    }
+
+    public int keyBytes() {
+        return keyBytes;
+    }
+
+    public int readBeginOffset(int r) {
+        return reads.beginOffset[r];
+    }
+
+    public int readBeginLength(int r) {
+        return reads.beginLength[r];
+    }
+
+    public int readEndOffset(int r) {
+        return reads.endOffset[r];
+    }
+
+    public int readEndLength(int r) {
+        return reads.endLength[r];
+    }
+
+    public int writeBeginOffset(int w) {
+        return writes.beginOffset[w];
+    }
+
+    public int writeBeginLength(int w) {
+        return writes.beginLength[w];
+    }
+
+    public int writeEndOffset(int w) {
+        return writes.endOffset[w];
+    }
+
+    public int writeEndLength(int w) {
+        return writes.endLength[w];
+    }
+
+    /** Whether read r is empty ({@code begin == end}). */
+    public boolean readIsEmpty(int r) {
+        return compareReadEnds(r) == 0;
+    }
+
+    /** Whether write w is empty ({@code begin == end}). */
+    public boolean writeIsEmpty(int w) {
+        return Keys.compare(keys, writes.beginOffset[w], writes.beginLength[w], keys, writes.endOffset[w], writes.endLength[w]) == 0;
+    }
+
+    private int compareReadEnds(int r) {
+        return Keys.compare(keys, reads.beginOffset[r], reads.beginLength[r], keys, reads.endOffset[r], reads.endLength[r]);
+    }
+
+    /** Copies read r's begin key (for tests and error messages, not the hot path). */
+    public byte[] readBegin(int r) {
+        return Arrays.copyOfRange(keys, reads.beginOffset[r], reads.beginOffset[r] + reads.beginLength[r]);
+    }
+
+    public byte[] readEndKey(int r) {
+        return Arrays.copyOfRange(keys, reads.endOffset[r], reads.endOffset[r] + reads.endLength[r]);
+    }
+
+    public byte[] writeBegin(int w) {
+        return Arrays.copyOfRange(keys, writes.beginOffset[w], writes.beginOffset[w] + writes.beginLength[w]);
+    }
+
+    public byte[] writeEndKey(int w) {
+        return Arrays.copyOfRange(keys, writes.endOffset[w], writes.endOffset[w] + writes.endLength[w]);
+    }
+
+    /** Growable parallel int arrays: begin offset/length and end offset/length of each range. */
+    private static final class RangeList {
+        int count;
+        int[] beginOffset = new int[INITIAL_RANGES];
+        int[] beginLength = new int[INITIAL_RANGES];
+        int[] endOffset = new int[INITIAL_RANGES];
+        int[] endLength = new int[INITIAL_RANGES];
+
+        int grow() {
+            if (count == beginOffset.length) {
+                int n = count * 2;
+                beginOffset = Arrays.copyOf(beginOffset, n);
+                beginLength = Arrays.copyOf(beginLength, n);
+                endOffset = Arrays.copyOf(endOffset, n);
+                endLength = Arrays.copyOf(endLength, n);
+            }
+            return count++;
+        }
+
+        void set(int r, int bOff, int bLen, int eOff, int eLen) {
+            beginOffset[r] = bOff;
+            beginLength[r] = bLen;
+            endOffset[r] = eOff;
+            endLength[r] = eLen;
+        }
+    }
+}

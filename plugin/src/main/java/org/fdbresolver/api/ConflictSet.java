@@ -1,0 +1,145 @@
+package org.fdbresolver.api;
+
+import org.fdbresolver.engine.ConflictEngine;
+import org.fdbresolver.engine.Engines;
+
+/**
+ * A resolver's conflict set: the write history of committed transactions and the engine that checks
+ * batches against it (FoundationDB's {@code ConflictSet} with {@code ConflictBatch}).
+ *
+ * <pre>{@code
+ * try (ConflictSet cs = ConflictSet.open(ConflictSetConfig.builder().engine("tree").build())) {
+ *     ConflictBatch batch = cs.newBatch();
+ *     batch.addTransaction(readSnapshot, false);
+ *     batch.addRead(begin, end);
+ *     batch.addWrite(begin, end);
+ *     BatchResult result = batch.detectConflicts(now, newOldestVersion);
+ * }
+ * }</pre>
+ *
+ * <p>Every batch is validated before any state changes (TRACE.md's rules); an invalid batch throws
+ * {@link InvalidBatchException} naming the batch, the transaction and the range, and the conflict set is
+ * left exactly as it was. Not thread-safe: one resolver thread drives it, as in FoundationDB.
+ */
+public final class ConflictSet implements AutoCloseable {
+    private final ConflictSetConfig config;
+    private final ConflictEngine engine;
+
+    private long batches;
+    private long transactions;
+    private long lastVersion = Long.MIN_VALUE;
+    private long lastOldestVersion = Long.MIN_VALUE;
+
+    private ConflictSet(ConflictSetConfig config, ConflictEngine engine) {
+        this.config = config;
+        this.engine = engine;
+    }
+
+    public static ConflictSet open(ConflictSetConfig config) {
+        return new ConflictSet(config, Engines.create(config));
+    }
+
+    /** Wraps an engine built elsewhere (tests, deliberately broken engines). */
+    public static ConflictSet wrap(ConflictSetConfig config, ConflictEngine engine) {
+        return new ConflictSet(config, engine);
+    }
+
+    public ConflictBatch newBatch() {
+        return new ConflictBatch(this);
+    }
+
+    public ConflictSetConfig config() {
+        return config;
+    }
+
+    public String engineName() {
+        return engine.name();
+    }
+
+    /**
+     * Validates the batch, then decides it into {@code out}.
+     *
+     * @throws InvalidBatchException if the batch breaks a validity rule; nothing changed
+     */
+    public void detectConflicts(ConflictBatch batch, long now, long newOldestVersion, BatchResult out) {
+        validate(batch, now, newOldestVersion);
+        engine.detectConflicts(batch, now, newOldestVersion, out);
+        lastVersion = now;
+        lastOldestVersion = newOldestVersion;
+        batches++;
+        transactions += batch.transactionCount();
+    }
+
+    /** Forgets the history; reads older than {@code version} are TOO_OLD from now on. */
+    public void clear(long version) {
+        engine.clear(version);
+        lastOldestVersion = Math.max(lastOldestVersion, version);
+    }
+
+    public ConflictSetStats stats() {
+        long[] phases = new long[Phase.values().length];
+        engine.addPhaseNanos(phases);
+        return new ConflictSetStats(engine.name(), batches, transactions, engine.historyBytes(),
+                config.memoryBudgetBytes(), engine.retainedVersion(), phases);
+    }
+
+    /** The engine behind this conflict set, for harness code that drives engines directly. */
+    public ConflictEngine engine() {
+        return engine;
+    }
+
+    @Override
+    public void close() {
+        engine.close();
+    }
+
+    private void validate(ConflictBatch batch, long now, long newOldestVersion) {
+        if (now < 0) {
+            throw invalid(now, "version is negative");
+        }
+        if (newOldestVersion < 0) {
+            throw invalid(now, "new_oldest_version " + newOldestVersion + " is negative");
+        }
+        if (batches > 0 && now <= lastVersion) {
+            throw invalid(now, "version does not increase (previous batch has version " + lastVersion + ")");
+        }
+        if (batches > 0 && newOldestVersion < lastOldestVersion) {
+            throw invalid(now, "new_oldest_version " + newOldestVersion + " is smaller than the previous batch's "
+                    + lastOldestVersion);
+        }
+        if (newOldestVersion > now) {
+            throw invalid(now, "new_oldest_version " + newOldestVersion + " is greater than version " + now);
+        }
+        byte[] keys = batch.keys();
+        int maxKey = config.maxKeyBytes();
+        for (int t = 0, n = batch.transactionCount(); t < n; t++) {
+            int first = batch.readStart(t);
+            for (int r = first, end = batch.readEnd(t); r < end; r++) {
+                checkRange(now, t, "read", r - first, keys, maxKey,
+                        batch.readBeginOffset(r), batch.readBeginLength(r), batch.readEndOffset(r), batch.readEndLength(r));
+            }
+            first = batch.writeStart(t);
+            for (int w = first, end = batch.writeEnd(t); w < end; w++) {
+                checkRange(now, t, "write", w - first, keys, maxKey,
+                        batch.writeBeginOffset(w), batch.writeBeginLength(w), batch.writeEndOffset(w), batch.writeEndLength(w));
+            }
+        }
+    }
+
+    private void checkRange(long now, int t, String kind, int index, byte[] keys, int maxKey,
+                            int bOff, int bLen, int eOff, int eLen) {
+        if (bLen > maxKey || eLen > maxKey) {
+            throw invalid(now, "transaction " + t + ": " + kind + " range " + index + " has a key of "
+                    + Math.max(bLen, eLen) + " bytes, over the limit of " + maxKey + " bytes");
+        }
+        if (Keys.compare(keys, bOff, bLen, keys, eOff, eLen) > 0) {
+            throw invalid(now, "transaction " + t + ": " + kind + " range " + index + " ["
+                    + Keys.format(keys, bOff, bLen) + ", " + Keys.format(keys, eOff, eLen) + ") is inverted (begin > end)");
+        }
+    }
+
+    private InvalidBatchException invalid(long now, String what) {
+        String where = "batch " + batches + " (version " + now + ")";
+        return new InvalidBatchException(where + (what.startsWith("transaction") ? " " : ": ") + what);
+    }
+}

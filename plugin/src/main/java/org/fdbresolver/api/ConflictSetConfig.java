@@ -1,0 +1,85 @@
+package org.fdbresolver.api;
+
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * How to build a {@link ConflictSet}: which engine, how much memory its history may hold, and
+ * engine-specific tuning options (see docs/configuration.md for every option and its default).
+ *
+ * @param engine            engine name, e.g. {@code "tree"} or {@code "reference"}
+ * @param memoryBudgetBytes bytes the history may hold; when full, the oldest history is dropped and
+ *                          reads older than the retained boundary become TOO_OLD
+ * @param maxKeyBytes       longest key accepted in a range; longer keys reject the batch
+ * @param options           engine-specific options by name (unknown names are rejected by the engine)
+ */
+public record ConflictSetConfig(String engine, long memoryBudgetBytes, int maxKeyBytes, Map<String, String> options) {
+
+    public static final String DEFAULT_ENGINE = "tree";
+    /** 1 GiB: enough for several minutes of the default workloads' history. */
+    public static final long DEFAULT_MEMORY_BUDGET_BYTES = 1L << 30;
+    /** FoundationDB's own key size limit is 10,000 bytes; conflict ranges of system keys can exceed it a little. */
+    public static final int DEFAULT_MAX_KEY_BYTES = 1 << 16;
+
+    public ConflictSetConfig {
+        Objects.requireNonNull(engine, "engine");
+        if (memoryBudgetBytes <= 0) {
+            throw new IllegalArgumentException("memory budget must be positive: " + memoryBudgetBytes);
+        }
+        if (maxKeyBytes <= 0) {
+            throw new IllegalArgumentException("max key bytes must be positive: " + maxKeyBytes);
+        }
+        options = Map.copyOf(options);
+    }
+
+    public static ConflictSetConfig defaults() {
+        return builder().build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The option's value, or {@code fallback} when it is not set. */
+    public String option(String name, String fallback) {
+        return options.getOrDefault(name, fallback);
+    }
+
+    public Builder toBuilder() {
+        Builder b = new Builder().engine(engine).memoryBudgetBytes(memoryBudgetBytes).maxKeyBytes(maxKeyBytes);
+        b.options.putAll(options);
+        return b;
+    }
+
+    public static final class Builder {
+        private String engine = DEFAULT_ENGINE;
+        private long memoryBudgetBytes = DEFAULT_MEMORY_BUDGET_BYTES;
+        private int maxKeyBytes = DEFAULT_MAX_KEY_BYTES;
+        private final Map<String, String> options = new TreeMap<>();
+
+        public Builder engine(String engine) {
+            this.engine = engine;
+            return this;
+        }
+
+        public Builder memoryBudgetBytes(long bytes) {
+            this.memoryBudgetBytes = bytes;
+            return this;
+        }
+
+        public Builder maxKeyBytes(int bytes) {
+            this.maxKeyBytes = bytes;
+            return this;
+        }
+
+        public Builder option(String name, String value) {
+            options.put(name, value);
+            return this;
+        }
+
+        public ConflictSetConfig build() {
+            return new ConflictSetConfig(engine, memoryBudgetBytes, maxKeyBytes, options);
+        }
+    }
+}

@@ -1,0 +1,46 @@
+package org.fdbresolver.api;
+
+import java.util.Arrays;
+
+/**
+ * The one key order used everywhere: unsigned bytes, lexicographic, a prefix before its extensions.
+ * Also formats keys for error messages.
+ */
+public final class Keys {
+    /** Longest key prefix printed in an error message. */
+    private static final int MAX_PRINTED = 64;
+
+    private Keys() {
+    }
+
+    public static int compare(byte[] a, int aOff, int aLen, byte[] b, int bOff, int bLen) {
+        return Arrays.compareUnsigned(a, aOff, aOff + aLen, b, bOff, bOff + bLen);
+    }
+
+    public static int compare(byte[] a, byte[] b) {
+        return Arrays.compareUnsigned(a, b);
+    }
+
+    /** A quoted, escaped rendering: printable ASCII as is, other bytes as \xNN; long keys are cut. */
+    public static String format(byte[] key, int off, int len) {
+        StringBuilder sb = new StringBuilder(Math.min(len, MAX_PRINTED) + 8).append('"');
+        int shown = Math.min(len, MAX_PRINTED);
+        for (int i = 0; i < shown; i++) {
+            int b = key[off + i] & 0xFF;
+            if (b >= 0x20 && b < 0x7F && b != '"' && b != '\\') {
+                sb.append((char) b);
+            } else {
+                sb.append(String.format("\\x%02x", b));
+            }
+        }
+        sb.append('"');
+        if (shown < len) {
+            sb.append("... (").append(len).append(" bytes)");
+        }
+        return sb.toString();
+    }
+
+    public static String format(byte[] key) {
+        return format(key, 0, key.length);
+    }
+}

@@ -1,0 +1,47 @@
+package org.fdbresolver.engine;
+
+import org.fdbresolver.api.BatchResult;
+import org.fdbresolver.api.ConflictBatch;
+
+/**
+ * What every engine implements. {@link org.fdbresolver.api.ConflictSet} validates each batch before it
+ * reaches an engine, so an engine sees only valid batches: versions increasing, oldest versions
+ * non-decreasing and not above the batch version, every range with {@code begin <= end}, keys within
+ * the configured size limit.
+ *
+ * <p>An engine must leave its state unchanged when it throws, and must never answer COMMIT for a
+ * transaction whose conflicts it no longer holds (see {@link #retainedVersion()}).
+ */
+public interface ConflictEngine extends AutoCloseable {
+
+    /** The name engines are selected by (CLI {@code --engine}, config). */
+    String name();
+
+    /**
+     * Decides every transaction of {@code batch} at commit version {@code now}, discarding history older
+     * than {@code newOldestVersion}, and fills {@code out} (one decision per transaction, conflicting
+     * read ranges for reporting transactions). The batch's committed writes enter the history at
+     * {@code now}.
+     */
+    void detectConflicts(ConflictBatch batch, long now, long newOldestVersion, BatchResult out);
+
+    /** Forgets all history; reads older than {@code version} become TOO_OLD (FDB's clearConflictSet). */
+    void clear(long version);
+
+    /** Bytes the history holds, exactly as the memory budget accounts them. */
+    long historyBytes();
+
+    /**
+     * The engine's own oldest checkable version: at least the last {@code newOldestVersion}, raised when
+     * the memory budget forced history out. Never decreases.
+     */
+    long retainedVersion();
+
+    /** Adds the time spent in each {@link org.fdbresolver.api.Phase} (by ordinal) to {@code nanosByPhase}. */
+    default void addPhaseNanos(long[] nanosByPhase) {
+    }
+
+    @Override
+    default void close() {
+    }
+}
