@@ -19,6 +19,8 @@ final class RandomTraces {
     private final SplittableRandom rnd;
     private final int maxShortLen;
     private final double longKeyFraction;
+    /** Chance that a range is wide (two random keys) rather than empty, point or narrow. */
+    double wideFraction = 0.2;
 
     RandomTraces(long seed, int maxShortLen, double longKeyFraction) {
         this.rnd = new SplittableRandom(seed);
@@ -49,7 +51,7 @@ final class RandomTraces {
 
     Range range() {
         byte[] a = key();
-        int kind = rnd.nextInt(10);
+        int kind = rnd.nextDouble() < wideFraction ? 9 : rnd.nextInt(8);
         if (kind == 0) {
             return new Range(a, a);
         }
