@@ -174,6 +174,15 @@ public final class HistoryTree implements History {
         return height;
     }
 
+    /** Entries in the leaves (a walk over the leaf chain: for reports, not the hot path). */
+    public long entryCount() {
+        long n = 0;
+        for (int leaf = leftmostLeaf(); leaf != NIL; leaf = leafNext(leaf)) {
+            n += leafCount(leaf);
+        }
+        return n;
+    }
+
     // =====================================================================================
     // Pools
     // =====================================================================================
@@ -470,6 +479,11 @@ public final class HistoryTree implements History {
         int v = relative(now);
         long bp = KeyRefs.prefix(keys, bOff, bLen);
         long ep = KeyRefs.prefix(keys, eOff, eLen);
+        int first = descendForInsert(bp, keys, bOff, bLen);
+        if (mergeInLeaf(first, v, bp, keys, bOff, bLen, ep, eOff, eLen)) {
+            return;
+        }
+        // The general path, when the write reaches past the leaf or the leaf is full.
         // 1. The entry at end keeps the version in force there (the outer fragment of what was covered).
         int eRef = ensureEntry(ep, keys, eOff, eLen);
         // 2. The entry at begin takes now; a point write [k, k\0) lets k share the chunk of k\0.
@@ -498,6 +512,82 @@ public final class HistoryTree implements History {
         raiseMax(leaf, v);
         // 3. Entries strictly inside (begin, end) go; the entry at end stops the scan.
         removeUntil(leaf, i + 1, ep, keys, eOff, eLen);
+    }
+
+    /**
+     * The common case in one pass over one leaf: an entry {@code >= end} is in the leaf holding
+     * {@code begin} and the result fits. Entries in {@code [begin, end)} are replaced by
+     * {@code begin: now} and, unless an entry sits exactly at {@code end}, {@code end: the version in
+     * force there}. Returns false (changing nothing) otherwise.
+     */
+    private boolean mergeInLeaf(int leaf, int v, long bp, byte[] keys, int bOff, int bLen, long ep, int eOff, int eLen) {
+        int c = leaf >>> CHUNK_SHIFT;
+        int base = (leaf & CHUNK_MASK) * leafCap;
+        int n = lCount[c][leaf & CHUNK_MASK];
+        long[] lk = lKey[c];
+        int[] lv = lVer[c];
+        int[] lr = lRef[c];
+        int i = leafSearch(leaf, bp, keys, bOff, bLen, false);
+        int j = i;
+        int cmpE = 1;
+        while (j < n) {
+            long p = lk[base + j];
+            cmpE = ep != p ? (ep < p ? -1 : 1) : KeyRefs.compareTail(keys, eOff, eLen, lr[base + j], arena);
+            if (cmpE <= 0) {
+                break;
+            }
+            j++;
+        }
+        if (j == n) {
+            return false;
+        }
+        boolean exactE = cmpE == 0;
+        boolean exactB = i < j && lk[base + i] == bp && KeyRefs.compareTail(keys, bOff, bLen, lr[base + i], arena) == 0;
+        int newCount = i + (exactE ? 1 : 2) + (n - j);
+        if (newCount > leafCap) {
+            return false;
+        }
+        int vE = 0;
+        if (!exactE) {
+            vE = j > 0 ? lv[base + j - 1] : lastVersionFrom(lPrev[c][leaf & CHUNK_MASK]);
+            if (vE < expiredBelow) {
+                vE = GAP;
+            }
+        }
+        int bRef = exactB ? lr[base + i] : NIL;
+        for (int k = exactB ? i + 1 : i; k < j; k++) {
+            releaseRef(lr[base + k]);
+        }
+        int eRef = 0;
+        if (!exactE) {
+            eRef = storeKey(keys, eOff, eLen);
+        }
+        if (bRef == NIL) {
+            if (!exactE && eRef >= 0 && eLen == bLen + 1 && keys[eOff + bLen] == 0
+                    && Arrays.equals(keys, bOff, bOff + bLen, keys, eOff, eOff + bLen)) {
+                arena.retain(eRef >>> 1);
+                bRef = eRef | 1;
+            } else {
+                bRef = storeKey(keys, bOff, bLen);
+            }
+        }
+        int dst = i + (exactE ? 1 : 2);
+        if (dst != j) {
+            System.arraycopy(lk, base + j, lk, base + dst, n - j);
+            System.arraycopy(lv, base + j, lv, base + dst, n - j);
+            System.arraycopy(lr, base + j, lr, base + dst, n - j);
+        }
+        lk[base + i] = bp;
+        lv[base + i] = v;
+        lr[base + i] = bRef;
+        if (!exactE) {
+            lk[base + i + 1] = ep;
+            lv[base + i + 1] = vE;
+            lr[base + i + 1] = eRef;
+        }
+        lCount[c][leaf & CHUNK_MASK] = newCount;
+        raiseMax(leaf, v);
+        return true;
     }
 
     /**
