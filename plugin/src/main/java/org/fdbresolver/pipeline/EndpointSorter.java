@@ -64,7 +64,7 @@ final class EndpointSorter {
     }
 
     void sort() {
-        quicksort(0, count - 1);
+        radixSortByPrefix();
         distinct = 0;
         for (int i = 0; i < count; i++) {
             int id = order[i];
@@ -89,6 +89,97 @@ final class EndpointSorter {
 
     int keyLength(int rank) {
         return length[byRank[rank]];
+    }
+
+    private int[] scratchOrder = new int[256];
+    private long[] sortKeys = new long[256];
+    private long[] scratchKeys = new long[256];
+    private final int[] counts = new int[257];
+
+    /**
+     * LSD radix sort of the endpoints by prefix, one pass per byte that differs between them (keys
+     * that share leading bytes skip those passes), then the few runs of equal prefixes sorted by the
+     * full comparison.
+     */
+    private void radixSortByPrefix() {
+        int n = count;
+        if (sortKeys.length < n) {
+            sortKeys = new long[offset.length];
+            scratchKeys = new long[offset.length];
+            scratchOrder = new int[offset.length];
+        }
+        long[] k = sortKeys;
+        long[] k2 = scratchKeys;
+        int[] o = order;
+        int[] o2 = scratchOrder;
+        long differ = 0;
+        for (int i = 0; i < n; i++) {
+            k[i] = prefix[i] ^ Long.MIN_VALUE;
+            o[i] = i;
+            differ |= k[i] ^ k[0];
+        }
+        int[] cnt = counts;
+        for (int shift = 0; shift < 64; shift += 8) {
+            if (((differ >>> shift) & 0xFF) == 0) {
+                continue;
+            }
+            Arrays.fill(cnt, 0);
+            for (int i = 0; i < n; i++) {
+                cnt[(int) ((k[i] >>> shift) & 0xFF) + 1]++;
+            }
+            for (int d = 0; d < 256; d++) {
+                cnt[d + 1] += cnt[d];
+            }
+            for (int i = 0; i < n; i++) {
+                int d = (int) ((k[i] >>> shift) & 0xFF);
+                int at = cnt[d]++;
+                k2[at] = k[i];
+                o2[at] = o[i];
+            }
+            long[] tk = k;
+            k = k2;
+            k2 = tk;
+            int[] to = o;
+            o = o2;
+            o2 = to;
+        }
+        if (o != order) {
+            System.arraycopy(o, 0, order, 0, n);
+        }
+        // Equal prefixes: order by the rest of the key.
+        int[] ord = order;
+        for (int i = 1; i < n; ) {
+            if (prefix[ord[i]] != prefix[ord[i - 1]]) {
+                i++;
+                continue;
+            }
+            int start = i - 1;
+            int end = i + 1;
+            while (end < n && prefix[ord[end]] == prefix[ord[start]]) {
+                end++;
+            }
+            if (end - start > 1) {
+                insertionSort(start, end - 1);
+            }
+            i = end;
+        }
+    }
+
+    private void insertionSort(int lo, int hi) {
+        if (hi - lo > INSERTION_SORT) {
+            quicksort(lo, hi);
+            return;
+        }
+        int[] o = order;
+        for (int i = lo + 1; i <= hi; i++) {
+            int x = o[i];
+            int j = i - 1;
+            while (j >= lo && compare(o[j], x) > 0) {
+                o[j + 1] = o[j];
+                j--;
+            }
+            o[j + 1] = x;
+        }
     }
 
     private int compare(int a, int b) {

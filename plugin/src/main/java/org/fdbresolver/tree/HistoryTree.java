@@ -45,6 +45,11 @@ public final class HistoryTree implements History {
     static final int NIL = -1;
     static final int LEAF_HEADER_BYTES = 16;
     static final int LEAF_SLOT_BYTES = 16;
+    static final int LEAF_HEADER_INTS = 4;
+    static final int H_COUNT = 0;
+    static final int H_NEXT = 1;
+    static final int H_PREV = 2;
+    static final int H_MAX = 3;
     static final int INNER_HEADER_BYTES = 4;
     static final int INNER_SLOT_BYTES = 20;
     private static final int CHUNK_SHIFT = 6;
@@ -66,10 +71,8 @@ public final class HistoryTree implements History {
     private long[][] lKey = new long[0][];
     private int[][] lVer = new int[0][];
     private int[][] lRef = new int[0][];
-    private int[][] lCount = new int[0][];
-    private int[][] lNext = new int[0][];
-    private int[][] lPrev = new int[0][];
-    private int[][] lMax = new int[0][];
+    /** Leaf headers, {@link #LEAF_HEADER_INTS} ints per leaf: count, next, previous, max version. */
+    private int[][] lHdr = new int[0][];
     private int leafHighWater;
     private int leafFree = NIL;
     private int leavesInUse;
@@ -191,7 +194,7 @@ public final class HistoryTree implements History {
         int h;
         if (leafFree != NIL) {
             h = leafFree;
-            leafFree = lNext[h >>> CHUNK_SHIFT][h & CHUNK_MASK];
+            leafFree = lHdr[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_NEXT];
         } else {
             if (leafHighWater >= maxLeaves) {
                 throw new IllegalStateException("leaf pool is full: the budget check let too much in");
@@ -203,34 +206,28 @@ public final class HistoryTree implements History {
                 lKey = Arrays.copyOf(lKey, n);
                 lVer = Arrays.copyOf(lVer, n);
                 lRef = Arrays.copyOf(lRef, n);
-                lCount = Arrays.copyOf(lCount, n);
-                lNext = Arrays.copyOf(lNext, n);
-                lPrev = Arrays.copyOf(lPrev, n);
-                lMax = Arrays.copyOf(lMax, n);
+                lHdr = Arrays.copyOf(lHdr, n);
             }
             if (lKey[c] == null) {
                 lKey[c] = new long[CHUNK_NODES * leafCap];
                 lVer[c] = new int[CHUNK_NODES * leafCap];
                 lRef[c] = new int[CHUNK_NODES * leafCap];
-                lCount[c] = new int[CHUNK_NODES];
-                lNext[c] = new int[CHUNK_NODES];
-                lPrev[c] = new int[CHUNK_NODES];
-                lMax[c] = new int[CHUNK_NODES];
+                lHdr[c] = new int[CHUNK_NODES * LEAF_HEADER_INTS];
             }
         }
         int c = h >>> CHUNK_SHIFT;
         int i = h & CHUNK_MASK;
-        lCount[c][i] = 0;
-        lNext[c][i] = NIL;
-        lPrev[c][i] = NIL;
-        lMax[c][i] = GAP;
+        lHdr[c][(i) * LEAF_HEADER_INTS + H_COUNT] = 0;
+        lHdr[c][(i) * LEAF_HEADER_INTS + H_NEXT] = NIL;
+        lHdr[c][(i) * LEAF_HEADER_INTS + H_PREV] = NIL;
+        lHdr[c][(i) * LEAF_HEADER_INTS + H_MAX] = GAP;
         leavesInUse++;
         return h;
     }
 
     private void freeLeaf(int h) {
-        lNext[h >>> CHUNK_SHIFT][h & CHUNK_MASK] = leafFree;
-        lCount[h >>> CHUNK_SHIFT][h & CHUNK_MASK] = 0;
+        lHdr[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_NEXT] = leafFree;
+        lHdr[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] = 0;
         leafFree = h;
         leavesInUse--;
     }
@@ -288,15 +285,15 @@ public final class HistoryTree implements History {
     }
 
     private int leafCount(int h) {
-        return lCount[h >>> CHUNK_SHIFT][h & CHUNK_MASK];
+        return lHdr[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
     }
 
     private int leafNext(int h) {
-        return lNext[h >>> CHUNK_SHIFT][h & CHUNK_MASK];
+        return lHdr[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_NEXT];
     }
 
     private int leafPrev(int h) {
-        return lPrev[h >>> CHUNK_SHIFT][h & CHUNK_MASK];
+        return lHdr[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_PREV];
     }
 
     private int innerCount(int h) {
@@ -333,7 +330,7 @@ public final class HistoryTree implements History {
         int[] refs = lRef[h >>> CHUNK_SHIFT];
         int base = (h & CHUNK_MASK) * leafCap;
         int lo = 0;
-        int hi = lCount[h >>> CHUNK_SHIFT][h & CHUNK_MASK];
+        int hi = lHdr[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
             long p = keys[base + mid];
@@ -397,9 +394,9 @@ public final class HistoryTree implements History {
         }
         // Intervals that begin strictly inside (begin, end).
         while (true) {
-            int n = lCount[c][leaf & CHUNK_MASK];
+            int n = lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
             long[] lk = lKey[c];
-            if (lMax[c][leaf & CHUNK_MASK] > s) {
+            if (lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_MAX] > s) {
                 int[] lv = lVer[c];
                 int[] lr = lRef[c];
                 for (int j = base + i, end = base + n; j < end; j++) {
@@ -417,7 +414,7 @@ public final class HistoryTree implements History {
                     return false;
                 }
             }
-            leaf = lNext[c][leaf & CHUNK_MASK];
+            leaf = lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_NEXT];
             if (leaf == NIL) {
                 return false;
             }
@@ -496,7 +493,7 @@ public final class HistoryTree implements History {
         int i = leafSearch(leaf, bp, keys, bOff, bLen, false);
         int c = leaf >>> CHUNK_SHIFT;
         int base = (leaf & CHUNK_MASK) * leafCap;
-        int n = lCount[c][leaf & CHUNK_MASK];
+        int n = lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
         if (i < n && lKey[c][base + i] == bp && KeyRefs.compareTail(keys, bOff, bLen, lRef[c][base + i], arena) == 0) {
             lVer[c][base + i] = v;
         } else {
@@ -523,7 +520,7 @@ public final class HistoryTree implements History {
     private boolean mergeInLeaf(int leaf, int v, long bp, byte[] keys, int bOff, int bLen, long ep, int eOff, int eLen) {
         int c = leaf >>> CHUNK_SHIFT;
         int base = (leaf & CHUNK_MASK) * leafCap;
-        int n = lCount[c][leaf & CHUNK_MASK];
+        int n = lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
         long[] lk = lKey[c];
         int[] lv = lVer[c];
         int[] lr = lRef[c];
@@ -549,7 +546,7 @@ public final class HistoryTree implements History {
         }
         int vE = 0;
         if (!exactE) {
-            vE = j > 0 ? lv[base + j - 1] : lastVersionFrom(lPrev[c][leaf & CHUNK_MASK]);
+            vE = j > 0 ? lv[base + j - 1] : lastVersionFrom(lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_PREV]);
             if (vE < expiredBelow) {
                 vE = GAP;
             }
@@ -585,7 +582,7 @@ public final class HistoryTree implements History {
             lv[base + i + 1] = vE;
             lr[base + i + 1] = eRef;
         }
-        lCount[c][leaf & CHUNK_MASK] = newCount;
+        lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] = newCount;
         raiseMax(leaf, v);
         return true;
     }
@@ -599,7 +596,7 @@ public final class HistoryTree implements History {
         int i = leafSearch(leaf, kp, key, off, len, false);
         int c = leaf >>> CHUNK_SHIFT;
         int base = (leaf & CHUNK_MASK) * leafCap;
-        int n = lCount[c][leaf & CHUNK_MASK];
+        int n = lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
         if (i < n && lKey[c][base + i] == kp && KeyRefs.compareTail(key, off, len, lRef[c][base + i], arena) == 0) {
             return lRef[c][base + i];
         }
@@ -615,16 +612,17 @@ public final class HistoryTree implements History {
 
     /** Raises the max version of {@code leaf} and of its slot along the recorded descent path. */
     private void raiseMax(int leaf, int v) {
-        int[] m = lMax[leaf >>> CHUNK_SHIFT];
-        if (m[leaf & CHUNK_MASK] < v) {
-            m[leaf & CHUNK_MASK] = v;
+        int[] m = lHdr[leaf >>> CHUNK_SHIFT];
+        int at = (leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_MAX;
+        if (m[at] < v) {
+            m[at] = v;
         }
         for (int level = 0; level < height; level++) {
             int node = pathNode[level];
             int[] im = iMax[node >>> CHUNK_SHIFT];
-            int at = (node & CHUNK_MASK) * innerCap + pathIdx[level];
-            if (im[at] < v) {
-                im[at] = v;
+            int slot = (node & CHUNK_MASK) * innerCap + pathIdx[level];
+            if (im[slot] < v) {
+                im[slot] = v;
             }
         }
     }
@@ -684,7 +682,7 @@ public final class HistoryTree implements History {
     private int maxOfLeaf(int h) {
         int c = h >>> CHUNK_SHIFT;
         int base = (h & CHUNK_MASK) * leafCap;
-        int n = lCount[c][h & CHUNK_MASK];
+        int n = lHdr[c][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
         int[] lv = lVer[c];
         int m = GAP;
         for (int i = 0; i < n; i++) {
@@ -740,10 +738,10 @@ public final class HistoryTree implements History {
      */
     private long insertEntry(int leaf, int i, long kp, byte[] key, int off, int len, int ref, int v) {
         int c = leaf >>> CHUNK_SHIFT;
-        int n = lCount[c][leaf & CHUNK_MASK];
+        int n = lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
         if (n == leafCap) {
             int right = splitLeaf(leaf);
-            int mid = lCount[c][leaf & CHUNK_MASK];
+            int mid = lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
             boolean goRight;
             if (i != mid) {
                 goRight = i > mid;
@@ -759,7 +757,7 @@ public final class HistoryTree implements History {
                 pathIdx[height - 1]++;
             }
             c = leaf >>> CHUNK_SHIFT;
-            n = lCount[c][leaf & CHUNK_MASK];
+            n = lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
         }
         int base = (leaf & CHUNK_MASK) * leafCap;
         int move = n - i;
@@ -769,7 +767,7 @@ public final class HistoryTree implements History {
         lKey[c][base + i] = kp;
         lVer[c][base + i] = v;
         lRef[c][base + i] = ref;
-        lCount[c][leaf & CHUNK_MASK] = n + 1;
+        lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] = n + 1;
         return (long) leaf << 32 | i;
     }
 
@@ -783,24 +781,24 @@ public final class HistoryTree implements History {
         int rc = right >>> CHUNK_SHIFT;
         int lb = (leaf & CHUNK_MASK) * leafCap;
         int rb = (right & CHUNK_MASK) * leafCap;
-        int n = lCount[lc][leaf & CHUNK_MASK];
+        int n = lHdr[lc][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
         int mid = n / 2;
         System.arraycopy(lKey[lc], lb + mid, lKey[rc], rb, n - mid);
         System.arraycopy(lVer[lc], lb + mid, lVer[rc], rb, n - mid);
         System.arraycopy(lRef[lc], lb + mid, lRef[rc], rb, n - mid);
-        lCount[lc][leaf & CHUNK_MASK] = mid;
-        lCount[rc][right & CHUNK_MASK] = n - mid;
-        int next = lNext[lc][leaf & CHUNK_MASK];
-        lNext[rc][right & CHUNK_MASK] = next;
-        lPrev[rc][right & CHUNK_MASK] = leaf;
-        lNext[lc][leaf & CHUNK_MASK] = right;
+        lHdr[lc][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] = mid;
+        lHdr[rc][(right & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] = n - mid;
+        int next = lHdr[lc][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_NEXT];
+        lHdr[rc][(right & CHUNK_MASK) * LEAF_HEADER_INTS + H_NEXT] = next;
+        lHdr[rc][(right & CHUNK_MASK) * LEAF_HEADER_INTS + H_PREV] = leaf;
+        lHdr[lc][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_NEXT] = right;
         if (next != NIL) {
-            lPrev[next >>> CHUNK_SHIFT][next & CHUNK_MASK] = right;
+            lHdr[next >>> CHUNK_SHIFT][(next & CHUNK_MASK) * LEAF_HEADER_INTS + H_PREV] = right;
         }
         int leftMax = maxOfLeaf(leaf);
         int rightMax = maxOfLeaf(right);
-        lMax[lc][leaf & CHUNK_MASK] = leftMax;
-        lMax[rc][right & CHUNK_MASK] = rightMax;
+        lHdr[lc][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_MAX] = leftMax;
+        lHdr[rc][(right & CHUNK_MASK) * LEAF_HEADER_INTS + H_MAX] = rightMax;
         // Separator: the shortest prefix of the right's first key that is above the left's last key.
         int lastLen = KeyRefs.materialize(lKey[lc][lb + mid - 1], lRef[lc][lb + mid - 1], arena, scratchA);
         int firstLen = KeyRefs.materialize(lKey[rc][rb], lRef[rc][rb], arena, scratchB);
@@ -831,7 +829,7 @@ public final class HistoryTree implements History {
         while (leaf != NIL) {
             int c = leaf >>> CHUNK_SHIFT;
             int base = (leaf & CHUNK_MASK) * leafCap;
-            int n = lCount[c][leaf & CHUNK_MASK];
+            int n = lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
             long[] lk = lKey[c];
             int[] lr = lRef[c];
             int j = i;
@@ -848,12 +846,12 @@ public final class HistoryTree implements History {
                 System.arraycopy(lk, base + j, lk, base + i, move);
                 System.arraycopy(lVer[c], base + j, lVer[c], base + i, move);
                 System.arraycopy(lr, base + j, lr, base + i, move);
-                lCount[c][leaf & CHUNK_MASK] = n - (j - i);
+                lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] = n - (j - i);
             }
             if (j < n) {
                 return;
             }
-            leaf = lNext[c][leaf & CHUNK_MASK];
+            leaf = lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_NEXT];
             i = 0;
         }
     }
@@ -908,7 +906,7 @@ public final class HistoryTree implements History {
             if (level == 1) {
                 int n = compactLeaf(child);
                 sweepWork -= n + 1;
-                iMax[c][base + i] = lMax[child >>> CHUNK_SHIFT][child & CHUNK_MASK];
+                iMax[c][base + i] = lHdr[child >>> CHUNK_SHIFT][(child & CHUNK_MASK) * LEAF_HEADER_INTS + H_MAX];
                 if (n == 0) {
                     unlinkLeaf(child);
                     removeInnerSlot(h, i);
@@ -919,7 +917,7 @@ public final class HistoryTree implements History {
                     int left = iChild[c][base + i - 1];
                     if (leafCount(left) + n <= leafCap * 3 / 4) {
                         mergeLeafInto(left, child);
-                        iMax[c][base + i - 1] = lMax[left >>> CHUNK_SHIFT][left & CHUNK_MASK];
+                        iMax[c][base + i - 1] = lHdr[left >>> CHUNK_SHIFT][(left & CHUNK_MASK) * LEAF_HEADER_INTS + H_MAX];
                         unlinkLeaf(child);
                         removeInnerSlot(h, i);
                         freeLeaf(child);
@@ -952,7 +950,7 @@ public final class HistoryTree implements History {
     private void rememberCursor(int leaf) {
         int c = leaf >>> CHUNK_SHIFT;
         int base = (leaf & CHUNK_MASK) * leafCap;
-        int n = lCount[c][leaf & CHUNK_MASK];
+        int n = lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
         if (n > 0) {
             cursorLen = KeyRefs.materialize(lKey[c][base + n - 1], lRef[c][base + n - 1], arena, cursorKey);
             cursorPrefix = lKey[c][base + n - 1];
@@ -966,7 +964,7 @@ public final class HistoryTree implements History {
     private int compactLeaf(int leaf) {
         int c = leaf >>> CHUNK_SHIFT;
         int base = (leaf & CHUNK_MASK) * leafCap;
-        int n = lCount[c][leaf & CHUNK_MASK];
+        int n = lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
         long[] lk = lKey[c];
         int[] lv = lVer[c];
         int[] lr = lRef[c];
@@ -996,8 +994,8 @@ public final class HistoryTree implements History {
         }
         sweepPrevKnown = known;
         sweepPrevVer = prev;
-        lCount[c][leaf & CHUNK_MASK] = out;
-        lMax[c][leaf & CHUNK_MASK] = max;
+        lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] = out;
+        lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_MAX] = max;
         return out;
     }
 
@@ -1006,24 +1004,24 @@ public final class HistoryTree implements History {
         int rc = right >>> CHUNK_SHIFT;
         int lb = (left & CHUNK_MASK) * leafCap;
         int rb = (right & CHUNK_MASK) * leafCap;
-        int ln = lCount[lc][left & CHUNK_MASK];
-        int rn = lCount[rc][right & CHUNK_MASK];
+        int ln = lHdr[lc][(left & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
+        int rn = lHdr[rc][(right & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
         System.arraycopy(lKey[rc], rb, lKey[lc], lb + ln, rn);
         System.arraycopy(lVer[rc], rb, lVer[lc], lb + ln, rn);
         System.arraycopy(lRef[rc], rb, lRef[lc], lb + ln, rn);
-        lCount[lc][left & CHUNK_MASK] = ln + rn;
-        lCount[rc][right & CHUNK_MASK] = 0;
-        lMax[lc][left & CHUNK_MASK] = Math.max(lMax[lc][left & CHUNK_MASK], lMax[rc][right & CHUNK_MASK]);
+        lHdr[lc][(left & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] = ln + rn;
+        lHdr[rc][(right & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] = 0;
+        lHdr[lc][(left & CHUNK_MASK) * LEAF_HEADER_INTS + H_MAX] = Math.max(lHdr[lc][(left & CHUNK_MASK) * LEAF_HEADER_INTS + H_MAX], lHdr[rc][(right & CHUNK_MASK) * LEAF_HEADER_INTS + H_MAX]);
     }
 
     private void unlinkLeaf(int leaf) {
         int prev = leafPrev(leaf);
         int next = leafNext(leaf);
         if (prev != NIL) {
-            lNext[prev >>> CHUNK_SHIFT][prev & CHUNK_MASK] = next;
+            lHdr[prev >>> CHUNK_SHIFT][(prev & CHUNK_MASK) * LEAF_HEADER_INTS + H_NEXT] = next;
         }
         if (next != NIL) {
-            lPrev[next >>> CHUNK_SHIFT][next & CHUNK_MASK] = prev;
+            lHdr[next >>> CHUNK_SHIFT][(next & CHUNK_MASK) * LEAF_HEADER_INTS + H_PREV] = prev;
         }
     }
 
@@ -1092,7 +1090,7 @@ public final class HistoryTree implements History {
         for (int leaf = leftmostLeaf(); leaf != NIL; leaf = leafNext(leaf)) {
             int c = leaf >>> CHUNK_SHIFT;
             int b = (leaf & CHUNK_MASK) * leafCap;
-            int n = lCount[c][leaf & CHUNK_MASK];
+            int n = lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
             for (int j = 0; j < n; j++) {
                 int v = lVer[c][b + j];
                 if (v == GAP || v < expiredBelow) {
@@ -1151,11 +1149,11 @@ public final class HistoryTree implements History {
         if (level == 0) {
             int c = h >>> CHUNK_SHIFT;
             int b = (h & CHUNK_MASK) * leafCap;
-            int n = lCount[c][h & CHUNK_MASK];
+            int n = lHdr[c][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
             for (int j = 0; j < n; j++) {
                 lVer[c][b + j] = rebaseVersion(lVer[c][b + j], below);
             }
-            lMax[c][h & CHUNK_MASK] = rebaseVersion(lMax[c][h & CHUNK_MASK], below);
+            lHdr[c][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_MAX] = rebaseVersion(lHdr[c][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_MAX], below);
             return;
         }
         int c = h >>> CHUNK_SHIFT;
@@ -1178,10 +1176,7 @@ public final class HistoryTree implements History {
         lKey = new long[0][];
         lVer = new int[0][];
         lRef = new int[0][];
-        lCount = new int[0][];
-        lNext = new int[0][];
-        lPrev = new int[0][];
-        lMax = new int[0][];
+        lHdr = new int[0][];
         leafHighWater = 0;
         leafFree = NIL;
         leavesInUse = 0;
@@ -1226,7 +1221,7 @@ public final class HistoryTree implements History {
             }
             int c = leaf >>> CHUNK_SHIFT;
             int b = (leaf & CHUNK_MASK) * leafCap;
-            for (int j = 0; j < lCount[c][leaf & CHUNK_MASK]; j++) {
+            for (int j = 0; j < lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT]; j++) {
                 byte[] k = keyOf(lKey[c][b + j], lRef[c][b + j]);
                 if (last != null && Arrays.compareUnsigned(last, k) >= 0) {
                     throw new AssertionError("leaf keys not strictly increasing at leaf " + leaf + " slot " + j);
@@ -1251,7 +1246,7 @@ public final class HistoryTree implements History {
         for (int leaf = leftmostLeaf(); leaf != NIL; leaf = leafNext(leaf)) {
             int c = leaf >>> CHUNK_SHIFT;
             int b = (leaf & CHUNK_MASK) * leafCap;
-            for (int j = 0; j < lCount[c][leaf & CHUNK_MASK]; j++) {
+            for (int j = 0; j < lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT]; j++) {
                 int r = lRef[c][b + j];
                 if (r >= 0) {
                     refs.merge(r >>> 1, 1, Integer::sum);
@@ -1303,8 +1298,8 @@ public final class HistoryTree implements History {
             leaves[0]++;
             int c = h >>> CHUNK_SHIFT;
             int b = (h & CHUNK_MASK) * leafCap;
-            int n = lCount[c][h & CHUNK_MASK];
-            int lm = lMax[c][h & CHUNK_MASK];
+            int n = lHdr[c][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
+            int lm = lHdr[c][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_MAX];
             if (lm > maxBound) {
                 throw new AssertionError("leaf " + h + " max " + lm + " above its parent's bound " + maxBound);
             }
@@ -1349,7 +1344,7 @@ public final class HistoryTree implements History {
         for (int leaf = leftmostLeaf(); leaf != NIL; leaf = leafNext(leaf)) {
             int c = leaf >>> CHUNK_SHIFT;
             int b = (leaf & CHUNK_MASK) * leafCap;
-            for (int j = 0; j < lCount[c][leaf & CHUNK_MASK]; j++) {
+            for (int j = 0; j < lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT]; j++) {
                 int v = lVer[c][b + j];
                 out.add(new java.util.AbstractMap.SimpleEntry<>(keyOf(lKey[c][b + j], lRef[c][b + j]),
                         v == GAP || v < expiredBelow ? null : base + v));
