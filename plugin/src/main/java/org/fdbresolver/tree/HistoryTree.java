@@ -353,6 +353,18 @@ public final class HistoryTree implements History {
         return node;
     }
 
+    /** Like {@link #findLeaf} but records the path (node and slot per level) for a scan that climbs. */
+    private int findLeafRecordingPath(long kp, byte[] key, int off, int len) {
+        int node = root;
+        for (int level = 0; level < height; level++) {
+            int slot = childSlot(node, kp, key, off, len);
+            pathNode[level] = node;
+            pathIdx[level] = slot;
+            node = iChild[node >>> CHUNK_SHIFT][(node & CHUNK_MASK) * innerCap + slot];
+        }
+        return node;
+    }
+
     /** The version of the last entry of the first non-empty leaf at or before {@code h}, or GAP. */
     private int lastVersionFrom(int h) {
         while (h != NIL) {
@@ -380,7 +392,7 @@ public final class HistoryTree implements History {
         long bp = KeyRefs.prefix(keys, bOff, bLen);
         long ep = KeyRefs.prefix(keys, eOff, eLen);
         boolean empty = bp == ep && Arrays.equals(keys, bOff, bOff + bLen, keys, eOff, eOff + eLen);
-        int leaf = findLeaf(bp, keys, bOff, bLen);
+        int leaf = findLeafRecordingPath(bp, keys, bOff, bLen);
         int i = leafSearch(leaf, bp, keys, bOff, bLen, !empty);
         int c = leaf >>> CHUNK_SHIFT;
         int base = (leaf & CHUNK_MASK) * leafCap;
@@ -392,36 +404,72 @@ public final class HistoryTree implements History {
         if (empty) {
             return false;
         }
-        // Intervals that begin strictly inside (begin, end).
-        while (true) {
-            int n = lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
-            long[] lk = lKey[c];
-            if (lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_MAX] > s) {
-                int[] lv = lVer[c];
-                int[] lr = lRef[c];
-                for (int j = base + i, end = base + n; j < end; j++) {
-                    long p = lk[j];
-                    if (p > ep || (p == ep && KeyRefs.compareTail(keys, eOff, eLen, lr[j], arena) <= 0)) {
-                        return false;
-                    }
-                    if (lv[j] > s) {
-                        return true;
-                    }
-                }
-            } else if (n > 0) {
-                long p = lk[base + n - 1];
-                if (p > ep || (p == ep && KeyRefs.compareTail(keys, eOff, eLen, lRef[c][base + n - 1], arena) <= 0)) {
+        // Intervals that begin strictly inside (begin, end): the rest of this leaf, then the following
+        // subtrees in key order, skipping every subtree whose max version is not above the snapshot
+        // and stopping at the first separator at or above end (read from the cached parents, so
+        // skipped leaves are never touched).
+        if (lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_MAX] > s) {
+            int r = scanLeaf(leaf, i, s, ep, keys, eOff, eLen);
+            if (r >= 0) {
+                return r == 1;
+            }
+        }
+        int level = height - 1;
+        while (level >= 0) {
+            int node = pathNode[level];
+            int slot = pathIdx[level] + 1;
+            int nc = node >>> CHUNK_SHIFT;
+            int nb = (node & CHUNK_MASK) * innerCap;
+            if (slot >= iCount[nc][node & CHUNK_MASK]) {
+                level--;
+                continue;
+            }
+            if (slot > 0) {
+                long p = iKey[nc][nb + slot];
+                if (p > ep || (p == ep && KeyRefs.compareTail(keys, eOff, eLen, iRef[nc][nb + slot], arena) <= 0)) {
                     return false;
                 }
             }
-            leaf = lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_NEXT];
-            if (leaf == NIL) {
-                return false;
+            pathIdx[level] = slot;
+            if (iMax[nc][nb + slot] <= s) {
+                continue;
             }
-            c = leaf >>> CHUNK_SHIFT;
-            base = (leaf & CHUNK_MASK) * leafCap;
-            i = 0;
+            int child = iChild[nc][nb + slot];
+            if (level + 1 < height) {
+                level++;
+                pathNode[level] = child;
+                pathIdx[level] = -1;
+                continue;
+            }
+            int r = scanLeaf(child, 0, s, ep, keys, eOff, eLen);
+            if (r >= 0) {
+                return r == 1;
+            }
         }
+        return false;
+    }
+
+    /**
+     * Scans {@code leaf} from slot {@code i}: 1 if an entry below end is newer than the snapshot, 0 if an
+     * entry at or above end comes first, -1 if the leaf ends first.
+     */
+    private int scanLeaf(int leaf, int i, int s, long ep, byte[] keys, int eOff, int eLen) {
+        int c = leaf >>> CHUNK_SHIFT;
+        int base = (leaf & CHUNK_MASK) * leafCap;
+        int n = lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
+        long[] lk = lKey[c];
+        int[] lv = lVer[c];
+        int[] lr = lRef[c];
+        for (int j = base + i, end = base + n; j < end; j++) {
+            long p = lk[j];
+            if (p > ep || (p == ep && KeyRefs.compareTail(keys, eOff, eLen, lr[j], arena) <= 0)) {
+                return 0;
+            }
+            if (lv[j] > s) {
+                return 1;
+            }
+        }
+        return -1;
     }
 
     // =====================================================================================
@@ -740,7 +788,12 @@ public final class HistoryTree implements History {
         int c = leaf >>> CHUNK_SHIFT;
         int n = lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
         if (n == leafCap) {
-            int right = splitLeaf(leaf);
+            // A full leaf first hands entries to its right sibling (fuller leaves, less memory) and
+            // splits only when the sibling is nearly full too.
+            int right = height > 0 ? shiftToRightSibling(leaf) : NIL;
+            if (right == NIL) {
+                right = splitLeaf(leaf);
+            }
             int mid = lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
             boolean goRight;
             if (i != mid) {
@@ -799,13 +852,9 @@ public final class HistoryTree implements History {
         int rightMax = maxOfLeaf(right);
         lHdr[lc][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_MAX] = leftMax;
         lHdr[rc][(right & CHUNK_MASK) * LEAF_HEADER_INTS + H_MAX] = rightMax;
-        // Separator: the shortest prefix of the right's first key that is above the left's last key.
-        int lastLen = KeyRefs.materialize(lKey[lc][lb + mid - 1], lRef[lc][lb + mid - 1], arena, scratchA);
-        int firstLen = KeyRefs.materialize(lKey[rc][rb], lRef[rc][rb], arena, scratchB);
-        int common = Arrays.mismatch(scratchA, 0, lastLen, scratchB, 0, firstLen);
-        int sepLen = Math.min(firstLen, common + 1);
-        long sepKey = KeyRefs.prefix(scratchB, 0, sepLen);
-        int sepRef = storeKey(scratchB, 0, sepLen);
+        separatorBetween(leaf, right);
+        long sepKey = sepKeyOut;
+        int sepRef = sepRefOut;
         if (height == 0) {
             int r = allocInner();
             setInnerSlot(r, 0, 0, KeyRefs.EMPTY, leaf, leftMax);
@@ -822,6 +871,68 @@ public final class HistoryTree implements History {
             iMax[parent >>> CHUNK_SHIFT][(parent & CHUNK_MASK) * innerCap + slot] = leftMax;
         }
         return right;
+    }
+
+    /**
+     * Moves the last entries of full {@code leaf} (the last descent's leaf) to the front of its right
+     * sibling under the same parent when that has room, and fixes the separator between them.
+     * Returns the sibling, or NIL when there is none with room.
+     */
+    private int shiftToRightSibling(int leaf) {
+        int parent = pathNode[height - 1];
+        int slot = pathIdx[height - 1];
+        int pc = parent >>> CHUNK_SHIFT;
+        int pb = (parent & CHUNK_MASK) * innerCap;
+        if (slot + 1 >= iCount[pc][parent & CHUNK_MASK]) {
+            return NIL;
+        }
+        int right = iChild[pc][pb + slot + 1];
+        int rc = right >>> CHUNK_SHIFT;
+        int rb = (right & CHUNK_MASK) * leafCap;
+        int rn = lHdr[rc][(right & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
+        int move = (leafCap - rn) / 2;
+        if (move < Math.max(2, leafCap / 16)) {
+            return NIL;
+        }
+        int lc = leaf >>> CHUNK_SHIFT;
+        int lb = (leaf & CHUNK_MASK) * leafCap;
+        int n = lHdr[lc][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
+        System.arraycopy(lKey[rc], rb, lKey[rc], rb + move, rn);
+        System.arraycopy(lVer[rc], rb, lVer[rc], rb + move, rn);
+        System.arraycopy(lRef[rc], rb, lRef[rc], rb + move, rn);
+        System.arraycopy(lKey[lc], lb + n - move, lKey[rc], rb, move);
+        System.arraycopy(lVer[lc], lb + n - move, lVer[rc], rb, move);
+        System.arraycopy(lRef[lc], lb + n - move, lRef[rc], rb, move);
+        lHdr[lc][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] = n - move;
+        lHdr[rc][(right & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] = rn + move;
+        int leftMax = maxOfLeaf(leaf);
+        int rightMax = maxOfLeaf(right);
+        lHdr[lc][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_MAX] = leftMax;
+        lHdr[rc][(right & CHUNK_MASK) * LEAF_HEADER_INTS + H_MAX] = rightMax;
+        iMax[pc][pb + slot] = leftMax;
+        iMax[pc][pb + slot + 1] = rightMax;
+        releaseRef(iRef[pc][pb + slot + 1]);
+        separatorBetween(leaf, right);
+        iKey[pc][pb + slot + 1] = sepKeyOut;
+        iRef[pc][pb + slot + 1] = sepRefOut;
+        return right;
+    }
+
+    private long sepKeyOut;
+    private int sepRefOut;
+
+    /** The shortest prefix of {@code right}'s first key above {@code left}'s last key, stored; into sepKeyOut/sepRefOut. */
+    private void separatorBetween(int left, int right) {
+        int lc = left >>> CHUNK_SHIFT;
+        int rc = right >>> CHUNK_SHIFT;
+        int last = (left & CHUNK_MASK) * leafCap + lHdr[lc][(left & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] - 1;
+        int first = (right & CHUNK_MASK) * leafCap;
+        int lastLen = KeyRefs.materialize(lKey[lc][last], lRef[lc][last], arena, scratchA);
+        int firstLen = KeyRefs.materialize(lKey[rc][first], lRef[rc][first], arena, scratchB);
+        int common = Arrays.mismatch(scratchA, 0, lastLen, scratchB, 0, firstLen);
+        int sepLen = Math.min(firstLen, common + 1);
+        sepKeyOut = KeyRefs.prefix(scratchB, 0, sepLen);
+        sepRefOut = storeKey(scratchB, 0, sepLen);
     }
 
     /** Removes entries from slot {@code i} of {@code leaf} on, across leaves, while their key is below {@code end}. */
