@@ -10,6 +10,11 @@ public final class Workloads {
 
     static {
         // Generators register here, in the order --help lists them.
+        register(new SkipListWorkload.Benchmark());
+        register(new SkipListWorkload.Layouts());
+        register(new ConflictSetWorkload.Factory(false));
+        register(new ConflictSetWorkload.Factory(true));
+        register(new RandomWorkload.Factory());
     }
 
     private Workloads() {
