@@ -14,6 +14,10 @@ public final class Workloads {
         register(new SkipListWorkload.Layouts());
         register(new ConflictSetWorkload.Factory(false));
         register(new ConflictSetWorkload.Factory(true));
+        register(new CustomWorkload.Factory(false));
+        register(new CustomWorkload.Factory(true));
+        register(new LongTraceWorkload.Factory());
+        register(new AdversarialWorkload.Factory());
         register(new RandomWorkload.Factory());
     }
 

@@ -27,6 +27,10 @@ class WorkloadContractTest {
             "skiplist-layouts", Map.of("ranges-per-batch", "200", "layout", "suffix", "key-length", "32"),
             "conflictset-point", Map.of("txns", "50", "window", "3000"),
             "conflictset-range", Map.of("txns", "50", "window", "3000"),
+            "custom-point", Map.of("reads-per-batch", "200", "write-draws", "50"),
+            "custom-range", Map.of("reads-per-batch", "200", "write-draws", "50"),
+            "longtrace", Map.of("txns", "200", "window", "100000"),
+            "adversarial", Map.of(),
             "random", Map.of());
 
     static final long BATCHES = 12;
