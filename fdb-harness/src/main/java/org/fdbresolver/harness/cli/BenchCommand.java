@@ -76,7 +76,8 @@ final class BenchCommand extends Command {
         long size = Files.size(tracePath);
         LoadedTrace trace;
         try (Progress progress = context.progress("loading", size, "bytes")) {
-            trace = LoadedTrace.load(tracePath, read -> progress.update(read, 0, "tx"));
+            long[] loaded = new long[1];
+            trace = LoadedTrace.load(tracePath, read -> progress.update(read, ++loaded[0], 0));
         }
         int batches = trace.batchCount();
         long warmup = Math.min(batches, args.nonNegative(WARMUP.name(), Math.min(batches / 10, 1000)));
@@ -92,7 +93,7 @@ final class BenchCommand extends Command {
             for (int i = 0; i < timedFrom; i++) {
                 cs.detectConflicts(trace.batch(i), trace.version(i), trace.newOldestVersion(i), result);
                 hasher.add(result);
-                progress.update(i + 1, hasher.transactions(), "tx");
+                progress.update(i + 1, i + 1, hasher.transactions());
             }
             phasesBefore = cs.stats().phaseNanos();
             for (int i = timedFrom; i < batches; i++) {
@@ -100,7 +101,7 @@ final class BenchCommand extends Command {
                 cs.detectConflicts(trace.batch(i), trace.version(i), trace.newOldestVersion(i), result);
                 timedNanos += System.nanoTime() - t0;
                 hasher.add(result);
-                progress.update(i + 1, hasher.transactions(), "tx");
+                progress.update(i + 1, i + 1, hasher.transactions());
             }
             after = cs.stats();
         }

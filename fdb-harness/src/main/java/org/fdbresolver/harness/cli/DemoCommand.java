@@ -64,7 +64,8 @@ final class DemoCommand extends Command {
         return EngineOptions.listing() + """
 
                 prints (one 'name: value' per line):
-                  trace, batches, transactions, then for each engine E (the chosen one, then reference):
+                  workload and seed (when generated), trace (when given or kept), batches, transactions,
+                  then for each engine E (the chosen one, then reference):
                   E-decision-hash, E-conflicting-keys-hash, E-transactions/sec (time inside the engine),
                   then speedup (the chosen engine's rate over the reference's) and agree (yes|no)
                 exit status: 0 when both engines agree, 1 when they do not
@@ -89,10 +90,15 @@ final class DemoCommand extends Command {
                 trace = temp.resolve("demo.trace.gz");
                 OptionalLong seed = args.has(SEED.name()) ? OptionalLong.of(args.longValue(SEED.name(), 0)) : OptionalLong.empty();
                 long batches = args.nonNegative(BATCHES.name(), DEFAULT_BATCHES);
-                GenCommand.generate(args.has(WORKLOAD.name()) ? args.value(WORKLOAD.name()) : DEFAULT_WORKLOAD,
+                GenCommand.Generated g = GenCommand.generate(
+                        args.has(WORKLOAD.name()) ? args.value(WORKLOAD.name()) : DEFAULT_WORKLOAD,
                         new WorkloadParams(seed, OptionalLong.of(batches), Map.of()), trace, context);
+                context.line("workload", g.workload());
+                context.line("seed", Long.toUnsignedString(g.seed()));
             }
-            context.line("trace", trace);
+            if (temp == null || args.flag(KEEP.name())) {
+                context.line("trace", trace);
+            }
 
             TraceResolution.Outcome a = TraceResolution.run(trace, best, null, context);
             context.line("batches", a.hasher().batches());
@@ -112,9 +118,6 @@ final class DemoCommand extends Command {
                         && a.hasher().conflictingKeysHash().equals(r.hasher().conflictingKeysHash());
             }
             context.line("agree", agree ? "yes" : "no");
-            if (temp != null && args.flag(KEEP.name())) {
-                context.line("kept", temp);
-            }
             return agree ? ExitCodes.OK : ExitCodes.DIFFERENT;
         } finally {
             if (temp != null && !args.flag(KEEP.name())) {

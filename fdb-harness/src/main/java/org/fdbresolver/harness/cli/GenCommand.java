@@ -127,7 +127,7 @@ final class GenCommand extends Command {
             for (Batch b; (b = nextBatch(workload, writer)) != null; ) {
                 writer.write(b);
                 transactions += b.getTransactionsCount();
-                progress.update(writer.batchesWritten(), transactions, "tx");
+                progress.update(writer.batchesWritten(), writer.batchesWritten(), transactions);
             }
             written = writer.batchesWritten();
             writer.commit();

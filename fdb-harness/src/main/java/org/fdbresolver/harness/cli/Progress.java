@@ -24,7 +24,7 @@ final class Progress implements AutoCloseable {
     /**
      * @param err   where to draw, or {@code null} for no display
      * @param total the amount that means done (bytes, batches), or 0 when unknown
-     * @param unit  what {@code done} counts, for the display
+     * @param unit  what {@code done} counts: {@code "bytes"} or {@code "batches"}
      */
     Progress(PrintStream err, String label, long total, String unit) {
         this.err = err;
@@ -34,10 +34,10 @@ final class Progress implements AutoCloseable {
     }
 
     /**
-     * Reports progress: {@code done} of the total, plus {@code items} (e.g. transactions) for the rate.
-     * Cheap when no redraw is due.
+     * Reports progress: {@code done} of the total (in the unit given at construction), with the batches and
+     * transactions handled so far for the counts and the rate. Cheap when no redraw is due.
      */
-    void update(long done, long items, String itemName) {
+    void update(long done, long batches, long transactions) {
         if (err == null) {
             return;
         }
@@ -53,11 +53,14 @@ final class Progress implements AutoCloseable {
             int filled = (int) Math.round(f * BAR);
             sb.append('[').append("#".repeat(filled)).append(".".repeat(BAR - filled)).append("] ")
                     .append(String.format(Locale.ROOT, "%5.1f%%", f * 100));
-        } else {
-            sb.append(done).append(' ').append(unit);
         }
-        if (items > 0) {
-            sb.append(String.format(Locale.ROOT, "  %,d %s  %,.0f %s/s", items, itemName, items / secs, itemName));
+        if (unit.equals("batches") && total > 0) {
+            sb.append(String.format(Locale.ROOT, "  %,d/%,d batches", batches, total));
+        } else {
+            sb.append(String.format(Locale.ROOT, "  %,d batches", batches));
+        }
+        if (transactions > 0) {
+            sb.append(String.format(Locale.ROOT, "  %,d tx  %,.0f tx/s", transactions, transactions / secs));
         }
         sb.append(String.format(Locale.ROOT, "  %.0fs", secs)).append("\u001b[K");
         err.print(sb);

@@ -55,7 +55,7 @@ final class TraceResolution {
                 if (writer != null) {
                     writer.write(b.getVersion(), result);
                 }
-                progress.update(reader.storedBytesRead(), hasher.transactions(), "tx");
+                progress.update(reader.storedBytesRead(), hasher.batches(), hasher.transactions());
             }
             if (writer != null) {
                 writer.commit();
