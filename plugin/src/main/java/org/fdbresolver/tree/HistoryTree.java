@@ -1048,6 +1048,17 @@ public final class HistoryTree implements History {
                     continue;
                 }
                 iMax[c][base + i] = maxOfInner(child);
+                if (i > 0) {
+                    int left = iChild[c][base + i - 1];
+                    if (innerCount(left) + innerCount(child) <= innerCap * 3 / 4) {
+                        mergeInnerInto(h, i, left, child);
+                        if (sweepStopped) {
+                            return;
+                        }
+                        seek = false;
+                        continue;
+                    }
+                }
                 if (sweepStopped) {
                     return;
                 }
@@ -1123,6 +1134,33 @@ public final class HistoryTree implements History {
         lHdr[lc][(left & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] = ln + rn;
         lHdr[rc][(right & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] = 0;
         lHdr[lc][(left & CHUNK_MASK) * LEAF_HEADER_INTS + H_MAX] = Math.max(lHdr[lc][(left & CHUNK_MASK) * LEAF_HEADER_INTS + H_MAX], lHdr[rc][(right & CHUNK_MASK) * LEAF_HEADER_INTS + H_MAX]);
+    }
+
+    /**
+     * Appends inner node {@code right} (slot {@code i} of {@code parent}) to its left sibling: the
+     * parent's separator for {@code right} moves down as the separator of right's first child.
+     */
+    private void mergeInnerInto(int parent, int i, int left, int right) {
+        int pc = parent >>> CHUNK_SHIFT;
+        int pb = (parent & CHUNK_MASK) * innerCap;
+        int lc = left >>> CHUNK_SHIFT;
+        int rc = right >>> CHUNK_SHIFT;
+        int lb = (left & CHUNK_MASK) * innerCap;
+        int rb = (right & CHUNK_MASK) * innerCap;
+        int ln = innerCount(left);
+        int rn = innerCount(right);
+        System.arraycopy(iKey[rc], rb, iKey[lc], lb + ln, rn);
+        System.arraycopy(iRef[rc], rb, iRef[lc], lb + ln, rn);
+        System.arraycopy(iChild[rc], rb, iChild[lc], lb + ln, rn);
+        System.arraycopy(iMax[rc], rb, iMax[lc], lb + ln, rn);
+        iKey[lc][lb + ln] = iKey[pc][pb + i];
+        iRef[lc][lb + ln] = iRef[pc][pb + i];
+        iCount[lc][left & CHUNK_MASK] = ln + rn;
+        iMax[pc][pb + i - 1] = Math.max(iMax[pc][pb + i - 1], iMax[pc][pb + i]);
+        // The separator now belongs to the merged node: remove the slot without freeing it.
+        iRef[pc][pb + i] = KeyRefs.EMPTY;
+        removeInnerSlot(parent, i);
+        freeInner(right);
     }
 
     private void unlinkLeaf(int leaf) {
