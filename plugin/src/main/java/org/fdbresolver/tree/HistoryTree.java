@@ -393,25 +393,45 @@ public final class HistoryTree implements History {
         long ep = KeyRefs.prefix(keys, eOff, eLen);
         boolean empty = bp == ep && Arrays.equals(keys, bOff, bOff + bLen, keys, eOff, eOff + eLen);
         int leaf = findLeafRecordingPath(bp, keys, bOff, bLen);
-        int i = leafSearch(leaf, bp, keys, bOff, bLen, !empty);
         int c = leaf >>> CHUNK_SHIFT;
         int base = (leaf & CHUNK_MASK) * leafCap;
-        // The interval holding begin (or, for an empty read, the point just below it).
-        int predVer = i > 0 ? lVer[c][base + i - 1] : lastVersionFrom(leafPrev(leaf));
-        if (predVer > s) {
-            return true;
-        }
-        if (empty) {
-            return false;
-        }
-        // Intervals that begin strictly inside (begin, end): the rest of this leaf, then the following
-        // subtrees in key order, skipping every subtree whose max version is not above the snapshot
-        // and stopping at the first separator at or above end (read from the cached parents, so
-        // skipped leaves are never touched).
-        if (lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_MAX] > s) {
-            int r = scanLeaf(leaf, i, s, ep, keys, eOff, eLen);
-            if (r >= 0) {
-                return r == 1;
+        int[] hdr = lHdr[c];
+        int h = (leaf & CHUNK_MASK) * LEAF_HEADER_INTS;
+        int n = hdr[h + H_COUNT];
+        boolean leafIsOld = hdr[h + H_MAX] <= s;
+        if (leafIsOld && n > 0) {
+            // Nothing in this leaf is newer than the snapshot: if the interval holding begin starts in
+            // this leaf (its first key is at or below begin), no binary search is needed.
+            long p = lKey[c][base];
+            int cf = bp != p ? (bp < p ? -1 : 1) : KeyRefs.compareTail(keys, bOff, bLen, lRef[c][base], arena);
+            if (cf > 0 || (cf == 0 && !empty)) {
+                if (empty) {
+                    return false;
+                }
+            } else if (lastVersionFrom(leafPrev(leaf)) > s) {
+                return true;
+            } else if (empty) {
+                return false;
+            }
+        } else {
+            int i = leafSearch(leaf, bp, keys, bOff, bLen, !empty);
+            // The interval holding begin (or, for an empty read, the point just below it).
+            int predVer = i > 0 ? lVer[c][base + i - 1] : lastVersionFrom(leafPrev(leaf));
+            if (predVer > s) {
+                return true;
+            }
+            if (empty) {
+                return false;
+            }
+            // Intervals that begin strictly inside (begin, end): the rest of this leaf, then the
+            // following subtrees in key order, skipping every subtree whose max version is not above
+            // the snapshot and stopping at the first separator at or above end (read from the cached
+            // parents, so skipped leaves are never touched).
+            if (!leafIsOld) {
+                int r = scanLeaf(leaf, i, s, ep, keys, eOff, eLen);
+                if (r >= 0) {
+                    return r == 1;
+                }
             }
         }
         int level = height - 1;
