@@ -27,11 +27,20 @@ import org.fdbresolver.pipeline.History;
  * A leaf or inner block counts {@code nodeBytes} towards {@link #historyBytes()}; capacities are what
  * fits ({@code (nodeBytes - 16) / 16} entries, {@code (nodeBytes - 4) / 20} children).
  *
+ * <h2>Reads</h2>
+ * {@link #conflicts} descends once (recording the path), finds the interval holding the read's begin
+ * (skipping the leaf's binary search when the leaf's max version shows nothing newer than the
+ * snapshot), then walks on through the recorded parents: a slot whose separator is at or above the
+ * read's end stops the walk, a slot whose max version is not above the snapshot is skipped without
+ * touching its subtree.
+ *
  * <h2>Writes</h2>
  * {@link #merge} sets {@code [b, e)} to {@code now}: an entry at {@code e} keeps the version that was in
  * force there (the outer fragment), the entry at {@code b} takes {@code now}, entries strictly between
- * go. Inner nodes are split on the way down when full, so a leaf split always finds room in its parent
- * and no split cascades. Deletions leave leaves possibly empty; the sweeper unlinks them.
+ * go — in one pass over one leaf in the common case. Inner nodes are split on the way down when full
+ * (proactive split preparation), so a leaf split always finds room in its parent and no split cascades
+ * upwards. A full leaf first shifts entries to its right sibling when that has room. Deletions may
+ * leave leaves empty; the sweeper unlinks them.
  *
  * <h2>Reclamation</h2>
  * {@link #removeBefore} runs a sweeper over the leaves in key order, resuming where it stopped: expired
