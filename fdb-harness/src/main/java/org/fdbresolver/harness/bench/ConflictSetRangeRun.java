@@ -8,7 +8,7 @@ import org.fdbresolver.engine.ConflictEngine;
 import org.fdbresolver.engine.Engines;
 
 /**
- * FoundationDB's conflictset-range measurement as a plain program: 1000 warm-up batches, then 2000
+ * FoundationDB's conflictset-range measurement as a plain program (budget: {@code -Dbudget=BYTES}): 1000 warm-up batches, then 2000
  * measured batches of 500 transactions; prints transactions per second of the measured part (batch
  * generation excluded), the history's bytes after all 3000 batches and the time per phase.
  *
@@ -22,7 +22,8 @@ public final class ConflictSetRangeRun {
 
     public static void main(String[] args) {
         String engine = args.length > 0 ? args[0] : "tree";
-        ConflictSetConfig.Builder b = ConflictSetConfig.builder().engine(engine).memoryBudgetBytes(2L << 30);
+        ConflictSetConfig.Builder b = ConflictSetConfig.builder().engine(engine)
+                .memoryBudgetBytes(Long.getLong("budget", 2L << 30));
         if (args.length > 1) {
             b.option("nodeBytes", args[1]);
         }
@@ -51,6 +52,8 @@ public final class ConflictSetRangeRun {
                     result.countDecisions(counts);
                 }
             }
+            System.out.printf("budget %d bytes, retained version %d at version %d%n", Long.getLong("budget", 2L << 30),
+                    e.retainedVersion(), (long) (warmup + measured) * RangeBatchSource.VERSION_STEP);
             long[] phases = new long[Phase.values().length];
             e.addPhaseNanos(phases);
             System.out.printf("engine %s: %d measured transactions in %.3f s = %.0f tx/s (commit %d, conflict %d, too old %d)%n",
