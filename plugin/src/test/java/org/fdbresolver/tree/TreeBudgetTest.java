@@ -136,6 +136,54 @@ class TreeBudgetTest {
         }
     }
 
+    /**
+     * Key lengths switch from 9–12 to 40–60 bytes halfway, so key blocks freed by the first half are of
+     * the wrong size classes for the second: the budget check must still never overrun nor throw.
+     */
+    @Test
+    void keyLengthsThatSwitchSizeClassesStayWithinBudget() {
+        long budget = 16 * 1024;
+        ConflictSetConfig config = ConflictSetConfig.builder().engine("tree").memoryBudgetBytes(budget)
+                .maxKeyBytes(64).option("nodeBytes", "256").option("keyBlockBytes", "128").build();
+        try (ConflictSet cs = ConflictSet.open(config)) {
+            HistoryTree tree = ((TreeEngine) cs.engine()).tree();
+            BruteForceOracle oracle = new BruteForceOracle();
+            java.util.SplittableRandom rnd = new java.util.SplittableRandom(3);
+            ConflictBatch batch = cs.newBatch();
+            long now = 0;
+            for (int b = 0; b < 600; b++) {
+                now += 1;
+                int len = b < 300 ? 9 + rnd.nextInt(4) : 40 + rnd.nextInt(21);
+                List<Tx> txs = new ArrayList<>();
+                for (int t = 0; t < 8; t++) {
+                    List<Range> reads = new ArrayList<>();
+                    List<Range> writes = new ArrayList<>();
+                    for (int i = 0; i < 2; i++) {
+                        byte[] k = new byte[len];
+                        Arrays.fill(k, (byte) 'q');
+                        k[len - 1] = (byte) rnd.nextInt(256);
+                        k[len - 2] = (byte) rnd.nextInt(4);
+                        reads.add(point(k));
+                        byte[] w = k.clone();
+                        w[len - 1] ^= 1;
+                        writes.add(point(w));
+                    }
+                    txs.add(new Tx(now - 1 - rnd.nextInt(3), reads, writes, false));
+                }
+                long retained = tree.retainedVersion();
+                RandomTraces.fill(batch, txs);
+                BatchResult r = batch.detectConflicts(now, 0);
+                BruteForceOracle.Result expected = oracle.detect(txs, now, 0, retained);
+                assertArrayEquals(expected.decisions(), Arrays.copyOf(r.decisionBytes(), r.transactionCount()), "batch " + b);
+                assertTrue(tree.historyBytes() <= budget, "batch " + b + ": over the budget");
+                long keep = tree.retainedVersion();
+                oracle.history.removeIf(w -> w.version() < keep);
+                tree.checkInvariants();
+            }
+            assertTrue(tree.keyBytesInUse() > 0 && tree.retainedVersion() > 300);
+        }
+    }
+
     static Range point(byte[] k) {
         return new Range(k, Arrays.copyOf(k, k.length + 1));
     }
