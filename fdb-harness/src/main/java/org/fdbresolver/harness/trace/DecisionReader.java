@@ -46,7 +46,7 @@ public final class DecisionReader implements AutoCloseable {
         try {
             len = in.next("decision header");
         } catch (TraceFormatException e) {
-            throw new TraceFormatException(e.getMessage() + " (not a decision file?)", e);
+            throw e.getMessage().contains("gzip") ? e : new TraceFormatException(e.getMessage() + " (not a decision file?)", e);
         }
         if (len < 0) {
             throw new TraceFormatException("empty file: not a decision file (no decision header)");

@@ -1,5 +1,6 @@
 package org.fdbresolver.harness.trace;
 
+import java.io.BufferedInputStream;
 import java.io.EOFException;
 import java.io.FilterInputStream;
 import java.io.IOException;
@@ -27,12 +28,18 @@ final class DelimitedInput implements AutoCloseable {
     /** The buffer grows by at most this much ahead of the bytes actually read, so a bogus length cannot exhaust memory. */
     private static final int GROWTH_CHUNK = 64 << 20;
     private static final int IO_BUFFER = 1 << 16;
+    private static final int LOOKAHEAD = 16;
 
     private final StoredBytes stored;
     private final InputStream in;
     private final boolean gzip;
 
-    private final byte[] io = new byte[IO_BUFFER];
+    /**
+     * A small look-ahead for length varints. Message bodies are read straight into the message buffer, asking
+     * the (buffered or gzip) stream for exactly the bytes the message needs: so a damaged gzip stream fails
+     * while reading the message that the damage is in, not up to 64 KiB of output earlier.
+     */
+    private final byte[] lookahead = new byte[LOOKAHEAD];
     private int ioPos;
     private int ioLimit;
 
@@ -71,7 +78,7 @@ final class DelimitedInput implements AutoCloseable {
         int n = stored.readNBytes(magic, 0, 2);
         boolean gzip = n == 2 && (magic[0] & 0xFF) == 0x1f && (magic[1] & 0xFF) == 0x8b;
         stored.unread(magic, n);
-        InputStream in = stored;
+        InputStream in = new BufferedInputStream(stored, IO_BUFFER);
         if (gzip) {
             try {
                 in = new GZIPInputStream(stored, IO_BUFFER);
@@ -159,23 +166,23 @@ final class DelimitedInput implements AutoCloseable {
         if (ioPos == ioLimit && !fill(where)) {
             return -1;
         }
-        return io[ioPos++] & 0xFF;
+        return lookahead[ioPos++] & 0xFF;
     }
 
     /** Reads up to len bytes into the message buffer, growing it as the bytes arrive; returns how many arrived. */
     private int readExactly(int len, String where) throws IOException {
         ensureCapacity(Math.min(len, GROWTH_CHUNK));
-        int got = 0;
+        int got = Math.min(len, ioLimit - ioPos);
+        System.arraycopy(lookahead, ioPos, message, 0, got);
+        ioPos += got;
         while (got < len) {
-            if (ioPos == ioLimit && !fill(where)) {
-                break;
-            }
             if (got == message.length) {
                 ensureCapacity((int) Math.min(len, (long) got + GROWTH_CHUNK));
             }
-            int n = Math.min(Math.min(len, message.length) - got, ioLimit - ioPos);
-            System.arraycopy(io, ioPos, message, got, n);
-            ioPos += n;
+            int n = read(message, got, Math.min(len, message.length) - got, where);
+            if (n <= 0) {
+                break;
+            }
             got += n;
         }
         return got;
@@ -189,20 +196,23 @@ final class DelimitedInput implements AutoCloseable {
     }
 
     private boolean fill(String where) throws IOException {
-        int n;
-        try {
-            n = in.read(io, 0, io.length);
-        } catch (EOFException e) {
-            throw new TraceFormatException(where + ": truncated gzip data (the compressed file is cut short)", e);
-        } catch (ZipException e) {
-            throw new TraceFormatException(where + ": corrupt gzip data: " + e.getMessage(), e);
-        }
+        int n = read(lookahead, 0, lookahead.length, where);
         if (n <= 0) {
             return false;
         }
         ioPos = 0;
         ioLimit = n;
         return true;
+    }
+
+    private int read(byte[] into, int off, int len, String where) throws IOException {
+        try {
+            return in.read(into, off, len);
+        } catch (EOFException e) {
+            throw new TraceFormatException(where + ": truncated gzip data (the compressed file is cut short)", e);
+        } catch (ZipException e) {
+            throw new TraceFormatException(where + ": corrupt gzip data: " + e.getMessage(), e);
+        }
     }
 
     /** The file's stored bytes: hashed and counted as they pass, with a two-byte push-back for the magic. */

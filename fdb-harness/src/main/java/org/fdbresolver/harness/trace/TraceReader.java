@@ -59,7 +59,7 @@ public final class TraceReader implements AutoCloseable {
         try {
             len = in.next("trace header");
         } catch (TraceFormatException e) {
-            throw new TraceFormatException(e.getMessage() + " (not a trace file?)", e);
+            throw e.getMessage().contains("gzip") ? e : new TraceFormatException(e.getMessage() + " (not a trace file?)", e);
         }
         if (len < 0) {
             throw new TraceFormatException("empty file: not a trace (no trace header)");
