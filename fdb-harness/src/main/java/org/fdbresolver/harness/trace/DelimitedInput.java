@@ -45,6 +45,9 @@ final class DelimitedInput implements AutoCloseable {
 
     private byte[] message = new byte[1 << 12];
 
+    private String whereLabel = "";
+    private long whereIndex = -1;
+
     private DelimitedInput(StoredBytes stored, InputStream in, boolean gzip) {
         this.stored = stored;
         this.in = in;
@@ -109,10 +112,13 @@ final class DelimitedInput implements AutoCloseable {
      * Reads the next frame into {@link #message()} and returns its length, or -1 when the stream ends
      * cleanly between frames.
      *
-     * @param where names the message in errors, e.g. {@code "batch 3"}
+     * @param label names the message in errors, with {@code index} when that is not negative:
+     *              {@code ("batch", 3)} is "batch 3", {@code ("trace header", -1)} is "trace header"
      */
-    int next(String where) throws IOException {
-        int first = readByte(where);
+    int next(String label, long index) throws IOException {
+        whereLabel = label;
+        whereIndex = index;
+        int first = readByte();
         if (first < 0) {
             return -1;
         }
@@ -121,26 +127,26 @@ final class DelimitedInput implements AutoCloseable {
         int b = first;
         int lengthBytes = 1;
         while ((b & 0x80) != 0) {
-            b = readByte(where);
+            b = readByte();
             if (b < 0) {
-                throw new TraceFormatException(where + ": truncated length varint (the file ends after "
+                throw new TraceFormatException(where() + ": truncated length varint (the file ends after "
                         + lengthBytes + " of its bytes)");
             }
             lengthBytes++;
             if (shift > 63 - 7 || lengthBytes > 10) {
-                throw new TraceFormatException(where + ": malformed length varint (over 10 bytes)");
+                throw new TraceFormatException(where() + ": malformed length varint (over 10 bytes)");
             }
             length |= (long) (b & 0x7F) << shift;
             shift += 7;
         }
         if (length > MAX_MESSAGE_BYTES || length < 0) {
-            throw new TraceFormatException(where + ": message length " + Long.toUnsignedString(length)
+            throw new TraceFormatException(where() + ": message length " + Long.toUnsignedString(length)
                     + " exceeds the 2 GiB protobuf limit");
         }
         int len = (int) length;
-        int got = readExactly(len, where);
+        int got = readExactly(len);
         if (got < len) {
-            throw new TraceFormatException(where + ": truncated message: wanted " + len + " bytes, got " + got);
+            throw new TraceFormatException(where() + ": truncated message: wanted " + len + " bytes, got " + got);
         }
         return len;
     }
@@ -162,15 +168,20 @@ final class DelimitedInput implements AutoCloseable {
         in.close();
     }
 
-    private int readByte(String where) throws IOException {
-        if (ioPos == ioLimit && !fill(where)) {
+    /** The message being read, for an error (built only then: reading allocates nothing). */
+    String where() {
+        return whereIndex < 0 ? whereLabel : whereLabel + " " + whereIndex;
+    }
+
+    private int readByte() throws IOException {
+        if (ioPos == ioLimit && !fill()) {
             return -1;
         }
         return lookahead[ioPos++] & 0xFF;
     }
 
     /** Reads up to len bytes into the message buffer, growing it as the bytes arrive; returns how many arrived. */
-    private int readExactly(int len, String where) throws IOException {
+    private int readExactly(int len) throws IOException {
         ensureCapacity(Math.min(len, GROWTH_CHUNK));
         int got = Math.min(len, ioLimit - ioPos);
         System.arraycopy(lookahead, ioPos, message, 0, got);
@@ -179,7 +190,7 @@ final class DelimitedInput implements AutoCloseable {
             if (got == message.length) {
                 ensureCapacity((int) Math.min(len, (long) got + GROWTH_CHUNK));
             }
-            int n = read(message, got, Math.min(len, message.length) - got, where);
+            int n = read(message, got, Math.min(len, message.length) - got);
             if (n <= 0) {
                 break;
             }
@@ -195,8 +206,8 @@ final class DelimitedInput implements AutoCloseable {
         }
     }
 
-    private boolean fill(String where) throws IOException {
-        int n = read(lookahead, 0, lookahead.length, where);
+    private boolean fill() throws IOException {
+        int n = read(lookahead, 0, lookahead.length);
         if (n <= 0) {
             return false;
         }
@@ -205,13 +216,13 @@ final class DelimitedInput implements AutoCloseable {
         return true;
     }
 
-    private int read(byte[] into, int off, int len, String where) throws IOException {
+    private int read(byte[] into, int off, int len) throws IOException {
         try {
             return in.read(into, off, len);
         } catch (EOFException e) {
-            throw new TraceFormatException(where + ": truncated gzip data (the compressed file is cut short)", e);
+            throw new TraceFormatException(where() + ": truncated gzip data (the compressed file is cut short)", e);
         } catch (ZipException e) {
-            throw new TraceFormatException(where + ": corrupt gzip data: " + e.getMessage(), e);
+            throw new TraceFormatException(where() + ": corrupt gzip data: " + e.getMessage(), e);
         }
     }
 

@@ -66,7 +66,7 @@ public final class TraceReader implements AutoCloseable {
     private static TraceHeader readHeader(DelimitedInput in) throws IOException {
         int len;
         try {
-            len = in.next("trace header");
+            len = in.next("trace header", -1);
         } catch (TraceFormatException e) {
             throw e.getMessage().contains("gzip") ? e : new TraceFormatException(e.getMessage() + " (not a trace file?)", e);
         }
@@ -97,8 +97,7 @@ public final class TraceReader implements AutoCloseable {
         if (ended) {
             return null;
         }
-        String where = "batch " + batches;
-        int len = input.next(where);
+        int len = input.next("batch", batches);
         if (len < 0) {
             ended = true;
             offeredSha256 = input.drainAndDigest();
@@ -108,7 +107,7 @@ public final class TraceReader implements AutoCloseable {
         try {
             batch = Batch.parser().parseFrom(input.message(), 0, len);
         } catch (InvalidProtocolBufferException e) {
-            throw MalformedMessages.malformed(where, "Batch", input.message(), len, e);
+            throw MalformedMessages.malformed(input.where(), "Batch", input.message(), len, e);
         }
         batches++;
         return batch;
@@ -125,8 +124,7 @@ public final class TraceReader implements AutoCloseable {
         if (ended) {
             return false;
         }
-        String where = "batch " + batches;
-        int len = input.next(where);
+        int len = input.next("batch", batches);
         if (len < 0) {
             ended = true;
             offeredSha256 = input.drainAndDigest();
@@ -141,7 +139,7 @@ public final class TraceReader implements AutoCloseable {
             try {
                 batch = Batch.parser().parseFrom(input.message(), 0, len);
             } catch (InvalidProtocolBufferException e) {
-                throw MalformedMessages.malformed(where, "Batch", input.message(), len, e);
+                throw MalformedMessages.malformed(input.where(), "Batch", input.message(), len, e);
             }
             converter.load(batch, target);
             version = batch.getVersion();
