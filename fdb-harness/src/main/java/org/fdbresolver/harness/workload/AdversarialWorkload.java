@@ -66,7 +66,7 @@ final class AdversarialWorkload extends BatchStream {
         this.reportFraction = reportFraction;
     }
 
-    /** The scenario of batch {@code index}, for tests and for reading a trace. */
+    /** The scenario of batch {@code index}: each one once in order first, then drawn from {@code rng}. */
     static Scenario scenarioOf(long index, SplitMix64 rng) {
         if (index < SCENARIOS.length) {
             return SCENARIOS[(int) index];
@@ -137,7 +137,7 @@ final class AdversarialWorkload extends BatchStream {
             Transaction.Builder t = tx(recent());
             if (i > 0) {
                 // Read what the previous link wrote: as a point, or inside a wider range.
-                t.addReads(rng.chance(0.5) ? KeyCodec.point(keys[i]) : KeyCodec.range(keys[i].substring(0, 0),
+                t.addReads(rng.chance(0.5) ? KeyCodec.point(keys[i]) : KeyCodec.range(ByteString.EMPTY,
                         KeyCodec.successor(keys[i])));
             }
             t.addWrites(KeyCodec.point(keys[i + 1]));
@@ -326,7 +326,8 @@ final class AdversarialWorkload extends BatchStream {
             long batches = o.batches(params, 300);
             long step = o.longValue("version-step", 1, 1L << 40);
             long window = o.longValue(CommonOptions.WINDOW, 0, 1L << 60);
-            int longKey = o.intValue("long-key-length", 1, 1 << 20);
+            // One below ConflictSetConfig.DEFAULT_MAX_KEY_BYTES (65,536): long keys may carry one more byte.
+            int longKey = o.intValue("long-key-length", 1, 65_535);
             double report = o.fraction(CommonOptions.REPORT_FRACTION);
             if (batches > 0 && batches > ((1L << 60) / (2 * step))) {
                 throw o.invalid("version-step", "batches * version-step overflows the version range");

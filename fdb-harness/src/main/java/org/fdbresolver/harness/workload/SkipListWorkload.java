@@ -1,5 +1,6 @@
 package org.fdbresolver.harness.workload;
 
+import com.google.protobuf.ByteString;
 import java.util.Arrays;
 import java.util.List;
 import org.fdbresolver.trace.v1.Batch;
@@ -16,6 +17,8 @@ import org.fdbresolver.trace.v1.Transaction;
 final class SkipListWorkload extends BatchStream {
     static final int VERSION_LAG = 50;
     static final byte PAD = '.';
+    /** Range ends {@code begin + span} must still fit the 4-byte integer. */
+    private static final long MAX_KEYSPACE = (1L << 32) - 1024;
 
     private final SplitMix64 rng;
     private final SplitMix64 reports;
@@ -59,7 +62,7 @@ final class SkipListWorkload extends BatchStream {
         return b.build();
     }
 
-    private com.google.protobuf.ByteString key(long n) {
+    private ByteString key(long n) {
         byte[] k = template.clone();
         k[intOffset] = (byte) (n >>> 24);
         k[intOffset + 1] = (byte) (n >>> 16);
@@ -67,8 +70,6 @@ final class SkipListWorkload extends BatchStream {
         k[intOffset + 3] = (byte) n;
         return KeyCodec.wrap(k);
     }
-
-    private static final long MAX_KEYSPACE = (1L << 32) - 1024; // begin + span must fit in 4 bytes
 
     /** {@code skiplisttest}: the benchmark exactly as FoundationDB runs it. */
     static final class Benchmark implements WorkloadFactory {
