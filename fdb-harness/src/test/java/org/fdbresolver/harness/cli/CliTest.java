@@ -321,6 +321,21 @@ class CliTest {
     }
 
     @Test
+    void outputIntoAMissingDirectoryOrOntoADirectory(@TempDir Path dir) {
+        assumeReference();
+        String trace = GoldenFiles.dir().resolve("adversarial.trace.gz").toString();
+        Path missing = dir.resolve("no-such-dir").resolve("d.decisions");
+        CliRun run = CliRun.of("resolve", trace, "--engine", "reference", "--out", missing.toString());
+        assertEquals(2, run.code(), run::toString);
+        assertEquals(List.of("error: " + missing + ": cannot write it: directory " + missing.getParent() + " does not exist"),
+                run.errLines());
+        CliRun onto = CliRun.of("resolve", trace, "--engine", "reference", "--out", dir.toString());
+        assertEquals(2, onto.code(), onto::toString);
+        assertEquals(List.of("error: " + dir + ": is a directory"), onto.errLines());
+        assertEquals(List.of(), list(dir));
+    }
+
+    @Test
     void byteCounts() {
         assertEquals(1L << 30, Args.parseBytes("b", "1g"));
         assertEquals(512L << 20, Args.parseBytes("b", "512MiB"));
