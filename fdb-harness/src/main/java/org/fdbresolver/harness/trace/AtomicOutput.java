@@ -37,6 +37,8 @@ final class AtomicOutput implements AutoCloseable {
             throw new FileSystemException(target.toString(), null, "is a directory");
         }
         OutputStream file = Files.newOutputStream(temp);
+        // Interrupted runs (Ctrl-C) do not reach close(); the JVM's exit hook still removes the partial file.
+        temp.toFile().deleteOnExit();
         try {
             this.out = isGzipName(target)
                     ? new BufferedOutputStream(new GZIPOutputStream(file, BUFFER), BUFFER)

@@ -215,6 +215,9 @@ class CliTest {
             assertTrue(run.value("phase-" + p.counterName()).matches("\\d+\\.\\d{3} s \\(\\d+\\.\\d%\\)"),
                     run.value("phase-" + p.counterName()));
         }
+        assertTrue(Long.parseLong(run.value("allocated-bytes-per-batch")) >= 0);
+        assertTrue(Long.parseLong(run.value("gc-count")) >= 0);
+        assertTrue(Double.parseDouble(run.value("gc-seconds")) >= 0);
         assertTrue(Long.parseLong(run.value("history-bytes")) >= 0);
         Long.parseLong(run.value("retained-version"));
         Long.parseLong(run.value("transactions/sec"));
