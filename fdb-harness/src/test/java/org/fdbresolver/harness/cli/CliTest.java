@@ -77,6 +77,24 @@ class CliTest {
         assertEquals("none", diff.value("first-difference"));
     }
 
+    /** Every registered engine, through resolve and bench, on a trace that reports conflicting keys. */
+    @ParameterizedTest
+    @MethodSource("engines")
+    void everyEngineResolvesAndBenchesAGoldenTrace(String engine) throws IOException {
+        Map<String, String> row = goldenRow("adversarial-report-all");
+        String trace = GoldenFiles.dir().resolve("adversarial-report-all.trace.gz").toString();
+        for (CliRun run : List.of(CliRun.of("resolve", trace, "--engine", engine), CliRun.of("bench", trace, "--engine", engine))) {
+            assertEquals(0, run.code(), run::toString);
+            assertEquals(engine, run.value("engine"));
+            assertEquals(row.get("decision hash"), run.value("decision-hash"));
+            assertEquals(row.get("conflicting-keys hash"), run.value("conflicting-keys-hash"));
+        }
+    }
+
+    static Stream<String> engines() {
+        return Engines.all().keySet().stream();
+    }
+
     static Stream<String> smallGolden() {
         return SMALL_GOLDEN.stream();
     }
