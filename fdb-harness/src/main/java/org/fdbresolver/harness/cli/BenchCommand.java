@@ -61,6 +61,7 @@ final class BenchCommand extends Command {
                   seconds (timed part), transactions/sec,
                   phase-sort, phase-checkRead, phase-checkIntraBatch, phase-combine, phase-mergeWrite,
                   phase-removeBefore (each 'S s (P%)' of the timed seconds; 0 for an engine without phase timers),
+                  allocated-bytes-per-batch (this thread, timed part), gc-count and gc-seconds (timed part),
                   history-bytes, retained-version (after the last batch),
                   decision-hash, conflicting-keys-hash (of every batch, warm-up included)
                 """;
@@ -85,6 +86,7 @@ final class BenchCommand extends Command {
 
         DecisionHasher hasher = new DecisionHasher();
         BatchResult result = new BatchResult();
+        JvmCounters jvm = new JvmCounters();
         long timedNanos = 0;
         long[] phasesBefore;
         ConflictSetStats after;
@@ -96,6 +98,7 @@ final class BenchCommand extends Command {
                 progress.update(i + 1, i + 1, hasher.transactions());
             }
             phasesBefore = cs.stats().phaseNanos();
+            jvm.start();
             for (int i = timedFrom; i < batches; i++) {
                 long t0 = System.nanoTime();
                 cs.detectConflicts(trace.batch(i), trace.version(i), trace.newOldestVersion(i), result);
@@ -103,6 +106,7 @@ final class BenchCommand extends Command {
                 hasher.add(result);
                 progress.update(i + 1, i + 1, hasher.transactions());
             }
+            jvm.stop();
             after = cs.stats();
         }
 
@@ -121,6 +125,11 @@ final class BenchCommand extends Command {
             context.line("phase-" + phase.counterName(),
                     String.format(Locale.ROOT, "%.3f s (%.1f%%)", nanos / 1e9, share));
         }
+        long timedBatches = batches - warmup;
+        context.line("allocated-bytes-per-batch", jvm.allocatedBytes() < 0 ? "n/a"
+                : Long.toString(timedBatches == 0 ? 0 : jvm.allocatedBytes() / timedBatches));
+        context.line("gc-count", jvm.gcCount());
+        context.line("gc-seconds", CommandContext.seconds(jvm.gcMillis() * 1_000_000L));
         context.line("history-bytes", after.historyBytes());
         context.line("retained-version", after.retainedVersion());
         context.line("decision-hash", hasher.decisionHash());

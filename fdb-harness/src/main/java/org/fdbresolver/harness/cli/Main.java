@@ -84,12 +84,14 @@ public final class Main {
         } catch (UsageException | TraceFormatException | InvalidBatchException e) {
             return fail(err, verbose, e, e.getMessage(), ExitCodes.USAGE);
         } catch (NoSuchFileException e) {
-            return fail(err, verbose, e, "no such file or directory: " + e.getFile(), ExitCodes.USAGE);
+            String message = e.getReason() != null ? e.getFile() + ": " + e.getReason() : "no such file or directory: " + e.getFile();
+            return fail(err, verbose, e, message, ExitCodes.USAGE);
         } catch (AccessDeniedException e) {
             return fail(err, verbose, e, "permission denied: " + e.getFile(), ExitCodes.USAGE);
         } catch (FileSystemException e) {
+            // a directory where a file should be, a file that cannot be created: the command line's paths are wrong
             return fail(err, verbose, e, e.getFile() + ": " + (e.getReason() != null ? e.getReason() : e.getMessage()),
-                    ExitCodes.FAILURE);
+                    ExitCodes.USAGE);
         } catch (IOException | UncheckedIOException e) {
             return fail(err, verbose, e, "I/O error: " + e.getMessage(), ExitCodes.FAILURE);
         } catch (OutOfMemoryError e) {

@@ -10,9 +10,7 @@ import org.fdbresolver.api.ConflictSetConfig;
 import org.fdbresolver.harness.trace.DecisionHasher;
 import org.fdbresolver.harness.trace.DecisionWriter;
 import org.fdbresolver.harness.trace.Hashes;
-import org.fdbresolver.harness.trace.TraceBatches;
 import org.fdbresolver.harness.trace.TraceReader;
-import org.fdbresolver.trace.v1.Batch;
 
 /**
  * Streams a trace through one engine: read a batch, convert it, decide it, hash the decisions and (when asked)
@@ -43,17 +41,15 @@ final class TraceResolution {
                      : DecisionWriter.create(decisions, conflictSet.engineName(), traceSha256);
              Progress progress = context.progress(conflictSet.engineName(), size, "bytes")) {
             ConflictBatch batch = conflictSet.newBatch();
-            TraceBatches converter = new TraceBatches();
             DecisionHasher hasher = new DecisionHasher();
             long engineNanos = 0;
-            for (Batch b; (b = reader.next()) != null; ) {
-                converter.load(b, batch);
+            while (reader.nextInto(batch)) {
                 long t0 = System.nanoTime();
-                BatchResult result = batch.detectConflicts(b.getVersion(), b.getNewOldestVersion());
+                BatchResult result = batch.detectConflicts(reader.version(), reader.newOldestVersion());
                 engineNanos += System.nanoTime() - t0;
                 hasher.add(result);
                 if (writer != null) {
-                    writer.write(b.getVersion(), result);
+                    writer.write(reader.version(), result);
                 }
                 progress.update(reader.storedBytesRead(), hasher.batches(), hasher.transactions());
             }

@@ -4,7 +4,9 @@ import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.zip.GZIPOutputStream;
@@ -27,7 +29,16 @@ final class AtomicOutput implements AutoCloseable {
     AtomicOutput(Path target) throws IOException {
         this.target = target;
         this.temp = target.resolveSibling(target.getFileName() + ".tmp");
+        Path parent = target.toAbsolutePath().getParent();
+        if (parent != null && !Files.isDirectory(parent)) {
+            throw new NoSuchFileException(target.toString(), null, "cannot write it: directory " + parent + " does not exist");
+        }
+        if (Files.isDirectory(target)) {
+            throw new FileSystemException(target.toString(), null, "is a directory");
+        }
         OutputStream file = Files.newOutputStream(temp);
+        // Interrupted runs (Ctrl-C) do not reach close(); the JVM's exit hook still removes the partial file.
+        temp.toFile().deleteOnExit();
         try {
             this.out = isGzipName(target)
                     ? new BufferedOutputStream(new GZIPOutputStream(file, BUFFER), BUFFER)

@@ -44,9 +44,9 @@ public final class DecisionReader implements AutoCloseable {
     private static DecisionHeader readHeader(DelimitedInput in) throws IOException {
         int len;
         try {
-            len = in.next("decision header");
+            len = in.next("decision header", -1);
         } catch (TraceFormatException e) {
-            throw new TraceFormatException(e.getMessage() + " (not a decision file?)", e);
+            throw e.getMessage().contains("gzip") ? e : new TraceFormatException(e.getMessage() + " (not a decision file?)", e);
         }
         if (len < 0) {
             throw new TraceFormatException("empty file: not a decision file (no decision header)");
@@ -72,8 +72,7 @@ public final class DecisionReader implements AutoCloseable {
 
     /** The next batch's decisions, or {@code null} when the file ends cleanly. */
     public BatchDecisions next() throws IOException {
-        String where = "batch " + batches;
-        int len = input.next(where);
+        int len = input.next("batch", batches);
         if (len < 0) {
             return null;
         }
@@ -81,19 +80,19 @@ public final class DecisionReader implements AutoCloseable {
         try {
             d = BatchDecisions.parser().parseFrom(input.message(), 0, len);
         } catch (InvalidProtocolBufferException e) {
-            throw MalformedMessages.malformed(where, "BatchDecisions", input.message(), len, e);
+            throw MalformedMessages.malformed(input.where(), "BatchDecisions", input.message(), len, e);
         }
-        check(where, d);
+        check(d);
         batches++;
         return d;
     }
 
-    private static void check(String where, BatchDecisions d) throws TraceFormatException {
+    private void check(BatchDecisions d) throws TraceFormatException {
         int n = d.getDecisions().size();
         for (int t = 0; t < n; t++) {
             int code = d.getDecisions().byteAt(t) & 0xFF;
             if (code > 2) {
-                throw new TraceFormatException(where + ": transaction " + t + " has decision byte " + code
+                throw new TraceFormatException(input.where() + ": transaction " + t + " has decision byte " + code
                         + ", not 0 (COMMIT), 1 (CONFLICT) or 2 (TOO_OLD)");
             }
         }
@@ -102,10 +101,10 @@ public final class DecisionReader implements AutoCloseable {
             ConflictingReads c = d.getConflictingReads(i);
             long t = Integer.toUnsignedLong(c.getTransaction());
             if (t >= n) {
-                throw new TraceFormatException(where + ": conflicting reads name transaction " + t + " of a batch of " + n);
+                throw new TraceFormatException(input.where() + ": conflicting reads name transaction " + t + " of a batch of " + n);
             }
             if (t <= previous) {
-                throw new TraceFormatException(where + ": conflicting reads of transaction " + t
+                throw new TraceFormatException(input.where() + ": conflicting reads of transaction " + t
                         + " are out of order (after transaction " + previous + ")");
             }
             previous = t;

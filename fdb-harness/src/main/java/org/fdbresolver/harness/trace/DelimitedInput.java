@@ -1,5 +1,6 @@
 package org.fdbresolver.harness.trace;
 
+import java.io.BufferedInputStream;
 import java.io.EOFException;
 import java.io.FilterInputStream;
 import java.io.IOException;
@@ -27,16 +28,25 @@ final class DelimitedInput implements AutoCloseable {
     /** The buffer grows by at most this much ahead of the bytes actually read, so a bogus length cannot exhaust memory. */
     private static final int GROWTH_CHUNK = 64 << 20;
     private static final int IO_BUFFER = 1 << 16;
+    private static final int LOOKAHEAD = 16;
 
     private final StoredBytes stored;
     private final InputStream in;
     private final boolean gzip;
 
-    private final byte[] io = new byte[IO_BUFFER];
+    /**
+     * A small look-ahead for length varints. Message bodies are read straight into the message buffer, asking
+     * the (buffered or gzip) stream for exactly the bytes the message needs: so a damaged gzip stream fails
+     * while reading the message that the damage is in, not up to 64 KiB of output earlier.
+     */
+    private final byte[] lookahead = new byte[LOOKAHEAD];
     private int ioPos;
     private int ioLimit;
 
     private byte[] message = new byte[1 << 12];
+
+    private String whereLabel = "";
+    private long whereIndex = -1;
 
     private DelimitedInput(StoredBytes stored, InputStream in, boolean gzip) {
         this.stored = stored;
@@ -71,7 +81,7 @@ final class DelimitedInput implements AutoCloseable {
         int n = stored.readNBytes(magic, 0, 2);
         boolean gzip = n == 2 && (magic[0] & 0xFF) == 0x1f && (magic[1] & 0xFF) == 0x8b;
         stored.unread(magic, n);
-        InputStream in = stored;
+        InputStream in = new BufferedInputStream(stored, IO_BUFFER);
         if (gzip) {
             try {
                 in = new GZIPInputStream(stored, IO_BUFFER);
@@ -102,10 +112,13 @@ final class DelimitedInput implements AutoCloseable {
      * Reads the next frame into {@link #message()} and returns its length, or -1 when the stream ends
      * cleanly between frames.
      *
-     * @param where names the message in errors, e.g. {@code "batch 3"}
+     * @param label names the message in errors, with {@code index} when that is not negative:
+     *              {@code ("batch", 3)} is "batch 3", {@code ("trace header", -1)} is "trace header"
      */
-    int next(String where) throws IOException {
-        int first = readByte(where);
+    int next(String label, long index) throws IOException {
+        whereLabel = label;
+        whereIndex = index;
+        int first = readByte();
         if (first < 0) {
             return -1;
         }
@@ -114,26 +127,26 @@ final class DelimitedInput implements AutoCloseable {
         int b = first;
         int lengthBytes = 1;
         while ((b & 0x80) != 0) {
-            b = readByte(where);
+            b = readByte();
             if (b < 0) {
-                throw new TraceFormatException(where + ": truncated length varint (the file ends after "
+                throw new TraceFormatException(where() + ": truncated length varint (the file ends after "
                         + lengthBytes + " of its bytes)");
             }
             lengthBytes++;
             if (shift > 63 - 7 || lengthBytes > 10) {
-                throw new TraceFormatException(where + ": malformed length varint (over 10 bytes)");
+                throw new TraceFormatException(where() + ": malformed length varint (over 10 bytes)");
             }
             length |= (long) (b & 0x7F) << shift;
             shift += 7;
         }
         if (length > MAX_MESSAGE_BYTES || length < 0) {
-            throw new TraceFormatException(where + ": message length " + Long.toUnsignedString(length)
+            throw new TraceFormatException(where() + ": message length " + Long.toUnsignedString(length)
                     + " exceeds the 2 GiB protobuf limit");
         }
         int len = (int) length;
-        int got = readExactly(len, where);
+        int got = readExactly(len);
         if (got < len) {
-            throw new TraceFormatException(where + ": truncated message: wanted " + len + " bytes, got " + got);
+            throw new TraceFormatException(where() + ": truncated message: wanted " + len + " bytes, got " + got);
         }
         return len;
     }
@@ -155,27 +168,32 @@ final class DelimitedInput implements AutoCloseable {
         in.close();
     }
 
-    private int readByte(String where) throws IOException {
-        if (ioPos == ioLimit && !fill(where)) {
+    /** The message being read, for an error (built only then: reading allocates nothing). */
+    String where() {
+        return whereIndex < 0 ? whereLabel : whereLabel + " " + whereIndex;
+    }
+
+    private int readByte() throws IOException {
+        if (ioPos == ioLimit && !fill()) {
             return -1;
         }
-        return io[ioPos++] & 0xFF;
+        return lookahead[ioPos++] & 0xFF;
     }
 
     /** Reads up to len bytes into the message buffer, growing it as the bytes arrive; returns how many arrived. */
-    private int readExactly(int len, String where) throws IOException {
+    private int readExactly(int len) throws IOException {
         ensureCapacity(Math.min(len, GROWTH_CHUNK));
-        int got = 0;
+        int got = Math.min(len, ioLimit - ioPos);
+        System.arraycopy(lookahead, ioPos, message, 0, got);
+        ioPos += got;
         while (got < len) {
-            if (ioPos == ioLimit && !fill(where)) {
-                break;
-            }
             if (got == message.length) {
                 ensureCapacity((int) Math.min(len, (long) got + GROWTH_CHUNK));
             }
-            int n = Math.min(Math.min(len, message.length) - got, ioLimit - ioPos);
-            System.arraycopy(io, ioPos, message, got, n);
-            ioPos += n;
+            int n = read(message, got, Math.min(len, message.length) - got);
+            if (n <= 0) {
+                break;
+            }
             got += n;
         }
         return got;
@@ -188,21 +206,24 @@ final class DelimitedInput implements AutoCloseable {
         }
     }
 
-    private boolean fill(String where) throws IOException {
-        int n;
-        try {
-            n = in.read(io, 0, io.length);
-        } catch (EOFException e) {
-            throw new TraceFormatException(where + ": truncated gzip data (the compressed file is cut short)", e);
-        } catch (ZipException e) {
-            throw new TraceFormatException(where + ": corrupt gzip data: " + e.getMessage(), e);
-        }
+    private boolean fill() throws IOException {
+        int n = read(lookahead, 0, lookahead.length);
         if (n <= 0) {
             return false;
         }
         ioPos = 0;
         ioLimit = n;
         return true;
+    }
+
+    private int read(byte[] into, int off, int len) throws IOException {
+        try {
+            return in.read(into, off, len);
+        } catch (EOFException e) {
+            throw new TraceFormatException(where() + ": truncated gzip data (the compressed file is cut short)", e);
+        } catch (ZipException e) {
+            throw new TraceFormatException(where() + ": corrupt gzip data: " + e.getMessage(), e);
+        }
     }
 
     /** The file's stored bytes: hashed and counted as they pass, with a two-byte push-back for the magic. */

@@ -5,7 +5,6 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.function.LongConsumer;
 import org.fdbresolver.api.ConflictBatch;
-import org.fdbresolver.trace.v1.Batch;
 import org.fdbresolver.trace.v1.TraceHeader;
 
 /**
@@ -43,13 +42,12 @@ public final class LoadedTrace {
      */
     public static LoadedTrace load(Path path, LongConsumer storedBytesProgress) throws IOException {
         try (TraceReader reader = TraceReader.open(path)) {
-            TraceBatches converter = new TraceBatches();
             ConflictBatch[] batches = new ConflictBatch[64];
             long[] versions = new long[64];
             long[] oldest = new long[64];
             int n = 0;
             long transactions = 0;
-            for (Batch b; (b = reader.next()) != null; ) {
+            for (ConflictBatch cb = ConflictBatch.detached(); reader.nextInto(cb); cb = ConflictBatch.detached()) {
                 if (n == batches.length) {
                     if (n == Integer.MAX_VALUE - 8) {
                         throw new TraceFormatException("batch " + n + ": too many batches to load at once");
@@ -59,11 +57,9 @@ public final class LoadedTrace {
                     versions = Arrays.copyOf(versions, grown);
                     oldest = Arrays.copyOf(oldest, grown);
                 }
-                ConflictBatch cb = ConflictBatch.detached();
-                converter.load(b, cb);
                 batches[n] = cb;
-                versions[n] = b.getVersion();
-                oldest[n] = b.getNewOldestVersion();
+                versions[n] = reader.version();
+                oldest[n] = reader.newOldestVersion();
                 transactions += cb.transactionCount();
                 n++;
                 storedBytesProgress.accept(reader.storedBytesRead());

@@ -4,6 +4,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
+import org.fdbresolver.api.ConflictBatch;
 import org.fdbresolver.trace.v1.Batch;
 import org.fdbresolver.trace.v1.TraceHeader;
 
@@ -19,6 +20,10 @@ import org.fdbresolver.trace.v1.TraceHeader;
  * }
  * }</pre>
  *
+ * <p>{@link #nextInto(ConflictBatch)} is the fast path for running an engine: it decodes the wire bytes
+ * straight into a reusable {@link ConflictBatch}, with the same result as {@code next()} followed by
+ * {@link TraceBatches#load}.
+ *
  * <p>Every framing or parse problem is a {@link TraceFormatException} naming the message: {@code trace header}
  * or {@code batch N} (batches counted from 0). Semantic validity (versions, inverted ranges) is not checked
  * here: {@link org.fdbresolver.api.ConflictSet} checks it before any engine sees a batch.
@@ -29,6 +34,10 @@ public final class TraceReader implements AutoCloseable {
     private long batches;
     private boolean ended;
     private byte[] offeredSha256;
+    private final BatchWireDecoder decoder = new BatchWireDecoder();
+    private final TraceBatches converter = new TraceBatches();
+    private long version;
+    private long newOldestVersion;
 
     private TraceReader(DelimitedInput input) throws IOException {
         this.input = input;
@@ -57,9 +66,9 @@ public final class TraceReader implements AutoCloseable {
     private static TraceHeader readHeader(DelimitedInput in) throws IOException {
         int len;
         try {
-            len = in.next("trace header");
+            len = in.next("trace header", -1);
         } catch (TraceFormatException e) {
-            throw new TraceFormatException(e.getMessage() + " (not a trace file?)", e);
+            throw e.getMessage().contains("gzip") ? e : new TraceFormatException(e.getMessage() + " (not a trace file?)", e);
         }
         if (len < 0) {
             throw new TraceFormatException("empty file: not a trace (no trace header)");
@@ -88,8 +97,7 @@ public final class TraceReader implements AutoCloseable {
         if (ended) {
             return null;
         }
-        String where = "batch " + batches;
-        int len = input.next(where);
+        int len = input.next("batch", batches);
         if (len < 0) {
             ended = true;
             offeredSha256 = input.drainAndDigest();
@@ -99,10 +107,56 @@ public final class TraceReader implements AutoCloseable {
         try {
             batch = Batch.parser().parseFrom(input.message(), 0, len);
         } catch (InvalidProtocolBufferException e) {
-            throw MalformedMessages.malformed(where, "Batch", input.message(), len, e);
+            throw MalformedMessages.malformed(input.where(), "Batch", input.message(), len, e);
         }
         batches++;
         return batch;
+    }
+
+    /**
+     * Reads the next batch straight into {@code target} (cleared first), without making protobuf objects:
+     * the fast path for running engines. Its version and oldest version are then {@link #version()} and
+     * {@link #newOldestVersion()}.
+     *
+     * @return false when the trace ends cleanly
+     */
+    public boolean nextInto(ConflictBatch target) throws IOException {
+        if (ended) {
+            return false;
+        }
+        int len = input.next("batch", batches);
+        if (len < 0) {
+            ended = true;
+            offeredSha256 = input.drainAndDigest();
+            return false;
+        }
+        if (decoder.decode(input.message(), len, target)) {
+            version = decoder.version();
+            newOldestVersion = decoder.newOldestVersion();
+        } else {
+            // An encoding the fast path leaves to protobuf, or a malformed message: protobuf says which.
+            Batch batch;
+            try {
+                batch = Batch.parser().parseFrom(input.message(), 0, len);
+            } catch (InvalidProtocolBufferException e) {
+                throw MalformedMessages.malformed(input.where(), "Batch", input.message(), len, e);
+            }
+            converter.load(batch, target);
+            version = batch.getVersion();
+            newOldestVersion = batch.getNewOldestVersion();
+        }
+        batches++;
+        return true;
+    }
+
+    /** The version of the batch last read by {@link #nextInto}. */
+    public long version() {
+        return version;
+    }
+
+    /** The new oldest version of the batch last read by {@link #nextInto}. */
+    public long newOldestVersion() {
+        return newOldestVersion;
     }
 
     /** Batches returned so far. */

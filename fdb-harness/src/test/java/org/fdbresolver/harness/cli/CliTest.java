@@ -77,6 +77,24 @@ class CliTest {
         assertEquals("none", diff.value("first-difference"));
     }
 
+    /** Every registered engine, through resolve and bench, on a trace that reports conflicting keys. */
+    @ParameterizedTest
+    @MethodSource("engines")
+    void everyEngineResolvesAndBenchesAGoldenTrace(String engine) throws IOException {
+        Map<String, String> row = goldenRow("adversarial-report-all");
+        String trace = GoldenFiles.dir().resolve("adversarial-report-all.trace.gz").toString();
+        for (CliRun run : List.of(CliRun.of("resolve", trace, "--engine", engine), CliRun.of("bench", trace, "--engine", engine))) {
+            assertEquals(0, run.code(), run::toString);
+            assertEquals(engine, run.value("engine"));
+            assertEquals(row.get("decision hash"), run.value("decision-hash"));
+            assertEquals(row.get("conflicting-keys hash"), run.value("conflicting-keys-hash"));
+        }
+    }
+
+    static Stream<String> engines() {
+        return Engines.all().keySet().stream();
+    }
+
     static Stream<String> smallGolden() {
         return SMALL_GOLDEN.stream();
     }
@@ -215,6 +233,9 @@ class CliTest {
             assertTrue(run.value("phase-" + p.counterName()).matches("\\d+\\.\\d{3} s \\(\\d+\\.\\d%\\)"),
                     run.value("phase-" + p.counterName()));
         }
+        assertTrue(Long.parseLong(run.value("allocated-bytes-per-batch")) >= 0);
+        assertTrue(Long.parseLong(run.value("gc-count")) >= 0);
+        assertTrue(Double.parseDouble(run.value("gc-seconds")) >= 0);
         assertTrue(Long.parseLong(run.value("history-bytes")) >= 0);
         Long.parseLong(run.value("retained-version"));
         Long.parseLong(run.value("transactions/sec"));
@@ -318,6 +339,21 @@ class CliTest {
         assertEquals(2, run.code());
         assertEquals("earlier", Files.readString(out));
         assertEquals(List.of(out), list(dir));
+    }
+
+    @Test
+    void outputIntoAMissingDirectoryOrOntoADirectory(@TempDir Path dir) {
+        assumeReference();
+        String trace = GoldenFiles.dir().resolve("adversarial.trace.gz").toString();
+        Path missing = dir.resolve("no-such-dir").resolve("d.decisions");
+        CliRun run = CliRun.of("resolve", trace, "--engine", "reference", "--out", missing.toString());
+        assertEquals(2, run.code(), run::toString);
+        assertEquals(List.of("error: " + missing + ": cannot write it: directory " + missing.getParent() + " does not exist"),
+                run.errLines());
+        CliRun onto = CliRun.of("resolve", trace, "--engine", "reference", "--out", dir.toString());
+        assertEquals(2, onto.code(), onto::toString);
+        assertEquals(List.of("error: " + dir + ": is a directory"), onto.errLines());
+        assertEquals(List.of(), list(dir));
     }
 
     @Test
