@@ -13,7 +13,7 @@ import org.fdbresolver.engine.Engines;
  * generation excluded), the history's bytes after all 3000 batches and the time per phase.
  *
  * <pre>
- * java -Xmx4g -cp fdb-harness/target/classes:$(cat fdb-harness/target/cp.txt) org.fdbresolver.harness.bench.ConflictSetRangeRun [engine] [nodeBytes]
+ * java -Xmx4g -cp fdb-harness/target/classes:plugin/target/classes:$(cat fdb-harness/target/cp.txt) org.fdbresolver.harness.bench.ConflictSetRangeRun [engine] [nodeBytes]
  * </pre>
  */
 public final class ConflictSetRangeRun {

@@ -28,7 +28,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@code -prof gc}, {@code gc.alloc.rate.norm} shows bytes allocated per transaction in steady state.
  *
  * <pre>
- * java -cp fdb-harness/target/classes:$(cat fdb-harness/target/cp.txt) org.openjdk.jmh.Main TreeEngineBench -prof gc -f 1 -wi 3 -i 3
+ * java -cp fdb-harness/target/classes:plugin/target/classes:$(cat fdb-harness/target/cp.txt) org.openjdk.jmh.Main TreeEngineBench -prof gc -f 1 -wi 3 -i 3
  * </pre>
  */
 @State(Scope.Thread)
