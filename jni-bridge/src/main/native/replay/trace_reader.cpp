@@ -35,7 +35,7 @@ public:
     uint32_t tag(int* type) {
         uint64_t t = varint();
         *type = int(t & 7);
-        if ((t >> 3) == 0 || (t >> 3) > 0x1FFFFFFF) bad("a field number is out of range");
+        if ((t >> 3) == 0 || (t >> 3) > 0x1FFFFFFF) bad("field number " + std::to_string(t >> 3));
         return uint32_t(t >> 3);
     }
 
@@ -152,7 +152,8 @@ TraceReader::TraceReader(const std::string& path) : path_(path) {
     if (!readMessage()) {
         fail("empty file: no TraceHeader");
     }
-    Wire w(buffer_.data(), buffer_.data() + messageLength_, "TraceHeader");
+    std::string where = path_ + ": header: malformed TraceHeader message";
+    Wire w(buffer_.data(), buffer_.data() + messageLength_, where.c_str());
     std::string format;
     while (!w.done()) {
         int type;
@@ -168,6 +169,7 @@ TraceReader::TraceReader(const std::string& path) : path_(path) {
     if (format != kTraceFormat) {
         fail("not a resolver trace: header format is \"" + format + "\", expected \"" + kTraceFormat + "\"");
     }
+    headerRead_ = true;
 }
 
 TraceReader::~TraceReader() {
@@ -175,7 +177,9 @@ TraceReader::~TraceReader() {
 }
 
 void TraceReader::fail(const std::string& what) const {
-    throw TraceError(path_ + ": message " + std::to_string(messageIndex_) + ": " + what);
+    // messageIndex_ counts the messages read so far: the header is message 0, batch b is message b + 1.
+    std::string where = messageIndex_ <= 1 && !headerRead_ ? "header" : "batch " + std::to_string(messageIndex_ - 1);
+    throw TraceError(path_ + ": " + where + ": " + what);
 }
 
 bool TraceReader::readMessage() {
@@ -215,7 +219,7 @@ bool TraceReader::readMessage() {
 
 bool TraceReader::next(Batch* batch) {
     if (!readMessage()) return false;
-    std::string where = path_ + ": message " + std::to_string(messageIndex_ - 1) + " (Batch)";
+    std::string where = path_ + ": batch " + std::to_string(messageIndex_ - 2) + ": malformed Batch message";
     Wire w(buffer_.data(), buffer_.data() + messageLength_, where.c_str());
     batch->version = 0;
     batch->newOldestVersion = 0;

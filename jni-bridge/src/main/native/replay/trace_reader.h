@@ -76,6 +76,7 @@ private:
     std::vector<uint8_t> buffer_;
     size_t messageLength_ = 0;
     uint64_t messageIndex_ = 0;
+    bool headerRead_ = false;
     std::string workload_;
 };
 
