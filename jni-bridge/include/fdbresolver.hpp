@@ -144,7 +144,13 @@ inline fdbr_stats getStats(ConflictSet* cs) {
 /** One batch, as FoundationDB's ConflictBatch: addTransaction for each, then detectConflicts. */
 class ConflictBatch {
 public:
-    enum TransactionCommitResult { TransactionConflict = 0, TransactionTooOld, TransactionCommitted };
+    /** FoundationDB's values, which go over the wire in ResolveTransactionBatchReply::committed. */
+    enum TransactionCommitResult {
+        TransactionConflict = 0,
+        TransactionTooOld,
+        TransactionTenantFailure,
+        TransactionCommitted,
+    };
 
     explicit ConflictBatch(ConflictSet* cs, std::map<int, std::vector<int>>* conflictingKeyRangeMap = nullptr)
       : cs_(cs), conflictingKeyRangeMap_(conflictingKeyRangeMap) {
@@ -217,6 +223,20 @@ public:
             }
         }
         return FDBR_OK;
+    }
+
+    /**
+     * Calls sink(int transaction, const uint32_t* readIndices, size_t count) for each reporting
+     * transaction that conflicted in the last detectConflicts, ascending: for hosts whose map is not a
+     * std::map<int, std::vector<int>> (FDB's reply holds VectorRef<int>s in its arena).
+     */
+    template <class Sink>
+    void forEachConflictingKeyRange(Sink&& sink) const {
+        for (uint32_t i = 0; i < result_.conflicting_count; i++) {
+            uint32_t start = result_.conflicting_read_starts[i];
+            sink(static_cast<int>(result_.conflicting_transactions[i]), result_.conflicting_reads + start,
+                 static_cast<size_t>(result_.conflicting_read_starts[i + 1] - start));
+        }
     }
 
     /** The raw decisions of the last detectConflicts (valid until the conflict set's next call). */

@@ -30,6 +30,13 @@ int64_t monotonicNanos() {
     return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
+/** CPU time of this thread; the engine runs on it too (the JVM executes the call on the caller's thread). */
+int64_t threadCpuNanos() {
+    timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
 void usage(FILE* out) {
     std::fprintf(out,
                  "usage: fdbresolver-replay TRACE [--engine NAME] [--warmup N] [--class-path CP]\n"
@@ -130,6 +137,7 @@ int main(int argc, char** argv) {
         uint64_t batches = 0, transactions = 0, counts[3] = {0, 0, 0};
         uint64_t timedTransactions = 0;
         int64_t timedNanos = 0;
+        int64_t timedCpuNanos = 0;
         fdbr_stats atStart{};
 
         while (reader.next(&batch)) {
@@ -141,6 +149,7 @@ int main(int argc, char** argv) {
 
             // What FoundationDB's Resolver does for one ResolveTransactionBatchRequest.
             int64_t start = monotonicNanos();
+            int64_t startCpu = threadCpuNanos();
             {
                 fdbresolver::ConflictBatch conflictBatch(cs, &conflictingKeyRangeMap);
                 for (size_t t = 0; t < batch.transactionCount; t++) {
@@ -153,8 +162,10 @@ int main(int argc, char** argv) {
                 }
             }
             int64_t elapsed = monotonicNanos() - start;
+            int64_t elapsedCpu = threadCpuNanos() - startCpu;
             if (timed) {
                 timedNanos += elapsed;
+                timedCpuNanos += elapsedCpu;
                 timedTransactions += batch.transactionCount;
             }
 
@@ -186,6 +197,7 @@ int main(int argc, char** argv) {
         std::printf("warmup-batches: %ld\n", warmup);
         std::printf("seconds: %.6f\n", seconds);
         std::printf("transactions/sec: %.0f\n", seconds > 0 ? timedTransactions / seconds : 0.0);
+        std::printf("cpu-seconds: %.6f\n", timedCpuNanos / 1e9);
         std::printf("bridge-seconds: %.6f\n", seconds - engineSeconds);
         std::printf("engine-seconds: %.6f\n", engineSeconds);
         std::printf("history-bytes: %" PRId64 "\n", atEnd.history_bytes);

@@ -78,6 +78,9 @@ final class NativeBatch {
     private MemorySegment transactions = MemorySegment.NULL;
     private MemorySegment ranges = MemorySegment.NULL;
     private MemorySegment output = MemorySegment.NULL;
+    /** The batch's key region and a segment over it, rewrapped only when the batch grows it. */
+    private byte[] keyArray;
+    private MemorySegment keyRegion;
 
     /**
      * Fills {@code batch} (cleared first) from the host's tables. Keys longer than {@code maxKeyBytes}
@@ -176,9 +179,15 @@ final class NativeBatch {
         return (offset + 3) & ~3L;
     }
 
-    private static int copyKey(ConflictBatch batch, long address, int length) {
+    /** Copies a host key into the batch's key region; returns its offset there. */
+    private int copyKey(ConflictBatch batch, long address, int length) {
         int at = batch.reserveKeyBytes(length);
-        MemorySegment.copy(HOST_MEMORY, I8, address, batch.keys(), at, length);
+        byte[] keys = batch.keys();
+        if (keys != keyArray) {
+            keyArray = keys; // the region grew: wrap the new array (rare)
+            keyRegion = MemorySegment.ofArray(keys);
+        }
+        MemorySegment.copy(HOST_MEMORY, address, keyRegion, at, length);
         return at;
     }
 
