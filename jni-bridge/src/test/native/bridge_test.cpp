@@ -9,6 +9,9 @@
 
 #include "fdbresolver.hpp"
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <cstdio>
 #include <cstring>
@@ -376,6 +379,41 @@ void otherThreads() {
     fdbresolver::destroyConflictSet(shared);
 }
 
+/** The host's own crash handler: reaching it means the JVM lost a signal that was its own. */
+void hostCrashHandler(int) {
+    const char text[] = "FAIL host-signal-handler: the host's SIGSEGV handler got the JVM's signal\n";
+    ssize_t ignored = write(1, text, sizeof(text) - 1);
+    (void)ignored;
+    _exit(99);
+}
+
+void hostSignalHandlerInstalledLater() {
+    // The JVM is running (open() started it); now the host installs its own crash handler, as a
+    // server does. With libjsig linked first, the JVM's handler stays in front and chains to it.
+    fdbresolver::ConflictSet* cs = open("test-throwing");
+    struct sigaction action;
+    std::memset(&action, 0, sizeof(action));
+    action.sa_handler = hostCrashHandler;
+    sigemptyset(&action.sa_mask);
+    expect(sigaction(SIGSEGV, &action, nullptr) == 0, "sigaction");
+    expect(sigaction(SIGBUS, &action, nullptr) == 0, "sigaction");
+    for (int i = 0; i < 3; i++) {
+        TestBatch npe{int64_t(10 + i), 0, {tx(999999, {point("a")}, {})}};
+        Outcome o = resolve(cs, npe);
+        expect(o.status == FDBR_ENGINE_ERROR, std::string("null dereference gave ") + fdbr_status_name(o.status));
+        expect(o.message.find("NullPointerException") != std::string::npos, "message: " + o.message);
+    }
+    std::vector<TestBatch> batches = scenario();
+    std::vector<std::string> expected = control(batches);
+    for (size_t i = 0; i < batches.size(); i++) {
+        TestBatch b = batches[i];
+        b.version += 100;
+        Outcome o = resolve(cs, b);
+        expect(o.status == FDBR_OK, "batch after the null dereferences: " + o.message);
+    }
+    fdbresolver::destroyConflictSet(cs);
+}
+
 void statistics() {
     fdbresolver::ConflictSet* cs = open();
     std::vector<TestBatch> batches = scenario();
@@ -405,6 +443,8 @@ int main(int argc, char** argv) {
         {"close-reopen", closeAndReopen},
         {"threads", otherThreads},
         {"statistics", statistics},
+        // Last when running all: it leaves the host's handlers installed.
+        {"host-signal-handler", hostSignalHandlerInstalledLater},
     };
     for (const auto& c : cases) {
         bool selected = argc == 2;
