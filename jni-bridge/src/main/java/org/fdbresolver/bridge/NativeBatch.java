@@ -85,55 +85,72 @@ final class NativeBatch {
     /**
      * Fills {@code batch} (cleared first) from the host's tables. Keys longer than {@code maxKeyBytes}
      * reject the batch here, before they are copied.
+     *
+     * <p>The work per transaction and per range sits in small methods of its own: this method runs once
+     * per batch, too rarely for the JIT to compile it fully for many batches, while they run thousands
+     * of times per batch and are compiled after the first few batches.
      */
     void read(ConflictBatch batch, long txnAddress, int transactionCount, long rangeAddress, int rangeCount,
               int maxKeyBytes, long batchIndex, long now) {
         batch.clear();
         MemorySegment txns = transactions = wrap(transactions, txnAddress, (long) transactionCount * TXN_BYTES);
         MemorySegment rs = ranges = wrap(ranges, rangeAddress, (long) rangeCount * RANGE_BYTES);
-        long r = 0;
+        int r = 0;
         for (int t = 0; t < transactionCount; t++) {
-            long tx = (long) t * TXN_BYTES;
-            int reads = txns.get(I32, tx + TXN_READ_COUNT);
-            int writes = txns.get(I32, tx + TXN_WRITE_COUNT);
-            boolean report = (txns.get(I32, tx + TXN_FLAGS) & FLAG_REPORT_CONFLICTING_KEYS) != 0;
-            if (reads < 0 || writes < 0 || r + reads + writes > rangeCount) {
-                throw new IllegalArgumentException(where(batchIndex, now) + " transaction " + t + ": its " + reads + " reads and "
-                        + writes + " writes overrun the " + rangeCount + " ranges given");
-            }
-            batch.addTransaction(txns.get(I64, tx + TXN_READ_SNAPSHOT), report);
-            for (int i = 0; i < reads; i++, r++) {
-                long at = r * RANGE_BYTES;
-                int bLen = checkLength(rs.get(I32, at + RANGE_BEGIN_LENGTH), maxKeyBytes, batchIndex, now, t, "read", i);
-                int eLen = checkLength(rs.get(I32, at + RANGE_END_LENGTH), maxKeyBytes, batchIndex, now, t, "read", i);
-                long bAddr = rs.get(I64, at + RANGE_BEGIN_ADDRESS);
-                long eAddr = rs.get(I64, at + RANGE_END_ADDRESS);
-                if (bAddr == eAddr && bLen <= eLen) {
-                    int e = copyKey(batch, eAddr, eLen);
-                    batch.addReadAt(e, bLen, e, eLen);
-                } else {
-                    int b = copyKey(batch, bAddr, bLen);
-                    batch.addReadAt(b, bLen, copyKey(batch, eAddr, eLen), eLen);
-                }
-            }
-            for (int i = 0; i < writes; i++, r++) {
-                long at = r * RANGE_BYTES;
-                int bLen = checkLength(rs.get(I32, at + RANGE_BEGIN_LENGTH), maxKeyBytes, batchIndex, now, t, "write", i);
-                int eLen = checkLength(rs.get(I32, at + RANGE_END_LENGTH), maxKeyBytes, batchIndex, now, t, "write", i);
-                long bAddr = rs.get(I64, at + RANGE_BEGIN_ADDRESS);
-                long eAddr = rs.get(I64, at + RANGE_END_ADDRESS);
-                if (bAddr == eAddr && bLen <= eLen) {
-                    int e = copyKey(batch, eAddr, eLen);
-                    batch.addWriteAt(e, bLen, e, eLen);
-                } else {
-                    int b = copyKey(batch, bAddr, bLen);
-                    batch.addWriteAt(b, bLen, copyKey(batch, eAddr, eLen), eLen);
-                }
-            }
+            r = readTransaction(batch, txns, rs, t, r, rangeCount, maxKeyBytes, batchIndex, now);
         }
         if (r != rangeCount) {
             throw new IllegalArgumentException(where(batchIndex, now) + ": the transactions own " + r + " ranges but "
                     + rangeCount + " were given");
+        }
+    }
+
+    /** Adds transaction {@code t}, whose ranges start at range {@code r}; returns its last range + 1. */
+    private int readTransaction(ConflictBatch batch, MemorySegment txns, MemorySegment rs, int t, int r,
+                                int rangeCount, int maxKeyBytes, long batchIndex, long now) {
+        long tx = (long) t * TXN_BYTES;
+        int reads = txns.get(I32, tx + TXN_READ_COUNT);
+        int writes = txns.get(I32, tx + TXN_WRITE_COUNT);
+        boolean report = (txns.get(I32, tx + TXN_FLAGS) & FLAG_REPORT_CONFLICTING_KEYS) != 0;
+        if (reads < 0 || writes < 0 || (long) r + reads + writes > rangeCount) {
+            throw new IllegalArgumentException(where(batchIndex, now) + " transaction " + t + ": its "
+                    + Integer.toUnsignedString(reads) + " reads and " + Integer.toUnsignedString(writes)
+                    + " writes overrun the " + rangeCount + " ranges given");
+        }
+        batch.addTransaction(txns.get(I64, tx + TXN_READ_SNAPSHOT), report);
+        for (int i = 0; i < reads; i++) {
+            readRange(batch, rs, r++, false, maxKeyBytes, batchIndex, now, t, i);
+        }
+        for (int i = 0; i < writes; i++) {
+            readRange(batch, rs, r++, true, maxKeyBytes, batchIndex, now, t, i);
+        }
+        return r;
+    }
+
+    /** Copies range {@code r} (the transaction's read or write {@code i}) into the batch. */
+    private void readRange(ConflictBatch batch, MemorySegment rs, int r, boolean write, int maxKeyBytes,
+                           long batchIndex, long now, int t, int i) {
+        long at = (long) r * RANGE_BYTES;
+        int bLen = rs.get(I32, at + RANGE_BEGIN_LENGTH);
+        int eLen = rs.get(I32, at + RANGE_END_LENGTH);
+        if (bLen < 0 || bLen > maxKeyBytes || eLen < 0 || eLen > maxKeyBytes) {
+            throw keyTooLong(Math.max(Integer.toUnsignedLong(bLen), Integer.toUnsignedLong(eLen)), maxKeyBytes,
+                    batchIndex, now, t, write ? "write" : "read", i);
+        }
+        long bAddr = rs.get(I64, at + RANGE_BEGIN_ADDRESS);
+        long eAddr = rs.get(I64, at + RANGE_END_ADDRESS);
+        int b;
+        int e;
+        if (bAddr == eAddr && bLen <= eLen) {
+            b = e = copyKey(batch, eAddr, eLen);
+        } else {
+            b = copyKey(batch, bAddr, bLen);
+            e = copyKey(batch, eAddr, eLen);
+        }
+        if (write) {
+            batch.addWriteAt(b, bLen, e, eLen);
+        } else {
+            batch.addReadAt(b, bLen, e, eLen);
         }
     }
 
@@ -191,14 +208,10 @@ final class NativeBatch {
         return at;
     }
 
-    private static int checkLength(int length, int maxKeyBytes, long batchIndex, long now, int t, String kind,
-                                   int index) {
-        if (length < 0 || length > maxKeyBytes) {
-            throw new InvalidBatchException(where(batchIndex, now) + " transaction " + t + ": " + kind + " range " + index
-                    + " has a key of " + Integer.toUnsignedString(length) + " bytes, over the limit of "
-                    + maxKeyBytes + " bytes");
-        }
-        return length;
+    private static InvalidBatchException keyTooLong(long length, int maxKeyBytes, long batchIndex, long now, int t,
+                                                    String kind, int index) {
+        return new InvalidBatchException(where(batchIndex, now) + " transaction " + t + ": " + kind + " range " + index
+                + " has a key of " + length + " bytes, over the limit of " + maxKeyBytes + " bytes");
     }
 
     /** The segment at {@code address} of at least {@code size} bytes, reusing {@code current} when it fits. */
