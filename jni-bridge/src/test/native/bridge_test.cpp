@@ -9,6 +9,8 @@
 
 #include "fdbresolver.hpp"
 
+#include <jni.h>
+
 #include <signal.h>
 #include <unistd.h>
 
@@ -414,6 +416,28 @@ void hostSignalHandlerInstalledLater() {
     fdbresolver::destroyConflictSet(cs);
 }
 
+/**
+ * Misuses JNI on purpose (a call made with an exception pending and unchecked), which -Xcheck:jni must
+ * report: NativeBridgeTest runs this case alone and expects the warning, so that the absence of warnings
+ * in the other cases means something.
+ */
+void uncheckedJniMisuse() {
+    fdbresolver::ConflictSet* cs = open();  // makes sure the JVM runs with the configured options
+    JavaVM* vm = nullptr;
+    jsize count = 0;
+    expect(JNI_GetCreatedJavaVMs(&vm, 1, &count) == JNI_OK && count == 1, "no JVM");
+    JNIEnv* env = nullptr;
+    expect(vm->GetEnv(reinterpret_cast<void**>(&env), JNI_VERSION_10) == JNI_OK, "GetEnv");
+    jclass integer = env->FindClass("java/lang/Integer");
+    jmethodID parseInt = env->GetStaticMethodID(integer, "parseInt", "(Ljava/lang/String;)I");
+    jstring notANumber = env->NewStringUTF("not a number");
+    env->CallStaticIntMethod(integer, parseInt, notANumber);  // throws; deliberately not checked
+    jstring another = env->NewStringUTF("called with the exception pending");
+    (void)another;
+    env->ExceptionClear();
+    fdbresolver::destroyConflictSet(cs);
+}
+
 void statistics() {
     fdbresolver::ConflictSet* cs = open();
     std::vector<TestBatch> batches = scenario();
@@ -446,10 +470,19 @@ int main(int argc, char** argv) {
         // Last when running all: it leaves the host's handlers installed.
         {"host-signal-handler", hostSignalHandlerInstalledLater},
     };
+    // Run only when named: it misuses JNI to show that -Xcheck:jni reports misuse here.
+    std::vector<std::pair<std::string, std::function<void()>>> onlyWhenNamed = {
+        {"unchecked-jni-misuse", uncheckedJniMisuse},
+    };
     for (const auto& c : cases) {
         bool selected = argc == 2;
         for (int i = 2; i < argc; i++) selected |= c.first == argv[i];
         if (selected) run(c.first, c.second);
+    }
+    for (const auto& c : onlyWhenNamed) {
+        for (int i = 2; i < argc; i++) {
+            if (c.first == argv[i]) run(c.first, c.second);
+        }
     }
     std::printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 && passed > 0 ? 0 : 1;

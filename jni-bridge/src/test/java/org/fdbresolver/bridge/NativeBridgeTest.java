@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
+import java.util.Locale;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -29,7 +30,15 @@ class NativeBridgeTest {
         assertTrue(output.contains("PASS " + name), output);
         assertTrue(output.contains("1 passed, 0 failed"), output);
         assertEquals(0, run.exitCode(), output);
-        assertFalse(output.contains("WARNING"), "-Xcheck:jni warned:\n" + output);
+        assertFalse(output.toLowerCase(Locale.ROOT).contains("warning"), "-Xcheck:jni warned:\n" + output);
+    }
+
+    /** -Xcheck:jni is really on and reports misuse here: a deliberate unchecked exception is reported. */
+    @Test
+    void jniCheckerReportsMisuse() throws Exception {
+        NativeProgram.Run run = NativeProgram.run("fdbresolver-bridge-test",
+                List.of("reference", "unchecked-jni-misuse"), "-Xcheck:jni -Xmx256m");
+        assertTrue(run.all().contains("WARNING in native method"), run.all());
     }
 
     /**
