@@ -154,6 +154,9 @@ public:
 
     explicit ConflictBatch(ConflictSet* cs, std::map<int, std::vector<int>>* conflictingKeyRangeMap = nullptr)
       : cs_(cs), conflictingKeyRangeMap_(conflictingKeyRangeMap) {
+        if (cs_->batchOpen) {
+            throw Error(FDBR_INVALID_ARGUMENT, "a batch is already being built on this conflict set (one at a time)");
+        }
         cs_->transactions.clear();
         cs_->ranges.clear();
         cs_->batchOpen = true;

@@ -232,6 +232,20 @@ void invalidBatchChangesNothing() {
     }
     fdbr_stats s = fdbresolver::getStats(cs);
     expect(s.batches == int64_t(batches.size()), "stats count rejected batches: " + std::to_string(s.batches));
+    // One batch at a time per conflict set: a second one while the first is being built is refused.
+    {
+        fdbresolver::ConflictBatch first(cs);
+        bool refused = false;
+        try {
+            fdbresolver::ConflictBatch second(cs);
+        } catch (const fdbresolver::Error& e) {
+            refused = e.status() == FDBR_INVALID_ARGUMENT;
+        }
+        expect(refused, "a second batch at once was accepted");
+    }
+    {
+        fdbresolver::ConflictBatch afterwards(cs);  // the first one's end freed the conflict set
+    }
     fdbresolver::destroyConflictSet(cs);
 }
 

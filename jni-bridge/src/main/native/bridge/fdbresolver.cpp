@@ -25,7 +25,7 @@
 namespace {
 
 constexpr int kMessageCapacity = 4096;
-constexpr const char* kResolverClass = "org/fdbresolver/bridge/NativeResolver";
+constexpr const char* kResolverClassName = "org.fdbresolver.bridge.NativeResolver";
 
 thread_local std::string t_lastError;
 
@@ -177,6 +177,39 @@ fdbr_status lookUpMethod(JNIEnv* env, jclass cls, bool isStatic, const char* nam
     return FDBR_OK;
 }
 
+/**
+ * Loads the bridge class through the system class loader. Not FindClass: its loader depends on the
+ * Java frames below the call, which in a JVM the host started itself (a Java program calling in
+ * through FFM, say) may belong to the boot loader, which cannot see the engine.
+ */
+jclass loadBridgeClass(JNIEnv* env, std::string* message) {
+    jclass loaderClass = env->FindClass("java/lang/ClassLoader");
+    if (takeException(env, message) || loaderClass == nullptr) {
+        return nullptr;
+    }
+    jclass result = nullptr;
+    jmethodID getSystem = env->GetStaticMethodID(loaderClass, "getSystemClassLoader", "()Ljava/lang/ClassLoader;");
+    jmethodID loadClass = getSystem == nullptr || env->ExceptionCheck()
+                              ? nullptr
+                              : env->GetMethodID(loaderClass, "loadClass", "(Ljava/lang/String;)Ljava/lang/Class;");
+    if (!takeException(env, message) && getSystem != nullptr && loadClass != nullptr) {
+        jobject loader = env->CallStaticObjectMethod(loaderClass, getSystem);
+        if (!takeException(env, message) && loader != nullptr) {
+            jstring name = env->NewStringUTF(kResolverClassName);
+            if (!takeException(env, message) && name != nullptr) {
+                result = static_cast<jclass>(env->CallObjectMethod(loader, loadClass, name));
+                if (takeException(env, message)) {
+                    result = nullptr;
+                }
+                env->DeleteLocalRef(name);
+            }
+            env->DeleteLocalRef(loader);
+        }
+    }
+    env->DeleteLocalRef(loaderClass);
+    return result;
+}
+
 /** Creates or finds the JVM and caches the bridge class and its methods; once per process. */
 fdbr_status startJvm(const fdbr_config* config) {
     std::lock_guard<std::mutex> lock(g_jvm.mutex);
@@ -185,6 +218,7 @@ fdbr_status startJvm(const fdbr_config* config) {
     }
     std::string classPath;
     if (g_jvm.vm == nullptr) {
+        bool created = false;
         JavaVM* existing[1];
         jsize count = 0;
         if (JNI_GetCreatedJavaVMs(existing, 1, &count) == JNI_OK && count > 0) {
@@ -229,9 +263,15 @@ fdbr_status startJvm(const fdbr_config* config) {
                                                 " (check the JVM options; a process can create only one JVM)");
             }
             g_jvm.vm = vm;
+            created = true;
         }
         if (pthread_key_create(&g_jvm.detachKey, detachThread) != 0) {
             return fail(FDBR_JVM_ERROR, "pthread_key_create failed");
+        }
+        if (created) {
+            // JNI_CreateJavaVM attached this thread; let it detach at exit like the threads we attach.
+            // (A thread the host attached itself is left to the host.)
+            pthread_setspecific(g_jvm.detachKey, reinterpret_cast<void*>(1));
         }
     }
     JNIEnv* env = nullptr;
@@ -239,8 +279,6 @@ fdbr_status startJvm(const fdbr_config* config) {
     if (status != FDBR_OK) {
         return status;
     }
-    // The thread that created the JVM is attached already; let it detach at exit like the others.
-    pthread_setspecific(g_jvm.detachKey, reinterpret_cast<void*>(1));
 
     std::string message;
     jclass throwable = env->FindClass("java/lang/Throwable");
@@ -252,12 +290,13 @@ fdbr_status startJvm(const fdbr_config* config) {
     if (takeException(env, &message) || g_jvm.throwableToString == nullptr) {
         return fail(FDBR_JVM_ERROR, "cannot find Throwable.toString: " + message);
     }
-    jclass local = env->FindClass(kResolverClass);
-    if (takeException(env, &message) || local == nullptr) {
+    jclass local = loadBridgeClass(env, &message);
+    if (local == nullptr) {
         return fail(FDBR_JVM_ERROR,
-                    std::string("the engine class ") + kResolverClass + " is not on the JVM's class path [" +
-                        classPath + "] (" + message + "): put fdbresolver-jni-bridge.jar and its dependencies "
-                        "(jni-bridge/target/lib/*) on fdbr_config.class_path or FDBRESOLVER_CLASS_PATH");
+                    std::string("the engine class ") + kResolverClassName + " is not on the JVM's class path [" +
+                        (classPath.empty() ? std::string("the running JVM's own") : classPath) + "] (" + message +
+                        "): put fdbresolver-jni-bridge.jar and its dependencies (jni-bridge/target/lib/*) on "
+                        "fdbr_config.class_path or FDBRESOLVER_CLASS_PATH");
     }
     jclass cls = static_cast<jclass>(env->NewGlobalRef(local));
     env->DeleteLocalRef(local);
