@@ -10,6 +10,15 @@ public final class Workloads {
 
     static {
         // Generators register here, in the order --help lists them.
+        register(new SkipListWorkload.Benchmark());
+        register(new SkipListWorkload.Layouts());
+        register(new ConflictSetWorkload.Factory(false));
+        register(new ConflictSetWorkload.Factory(true));
+        register(new CustomWorkload.Factory(false));
+        register(new CustomWorkload.Factory(true));
+        register(new LongTraceWorkload.Factory());
+        register(new AdversarialWorkload.Factory());
+        register(new RandomWorkload.Factory());
     }
 
     private Workloads() {

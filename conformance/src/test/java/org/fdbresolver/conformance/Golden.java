@@ -1,0 +1,60 @@
+package org.fdbresolver.conformance;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The golden traces: FoundationDB's own skip list decided them (shared/golden/README.md). Located by the
+ * system property {@code fdbresolver.golden}; a missing folder fails the test with a message saying so,
+ * rather than letting the suite pass with nothing checked.
+ */
+final class Golden {
+    static final String PROPERTY = "fdbresolver.golden";
+
+    /** One MANIFEST.tsv row. */
+    record Entry(String name, String decisionHash, String conflictingKeysHash, long batches, long transactions,
+                 Path trace, Path decisions) {
+    }
+
+    private Golden() {
+    }
+
+    static Path dir() {
+        String configured = System.getProperty(PROPERTY);
+        if (configured == null) {
+            fail("system property " + PROPERTY + " is not set: it names the golden traces folder (shared/golden)");
+        }
+        Path dir = Path.of(configured).toAbsolutePath().normalize();
+        if (!Files.isRegularFile(dir.resolve("MANIFEST.tsv"))) {
+            fail("golden traces folder absent: no MANIFEST.tsv in " + dir
+                    + " (set -D" + PROPERTY + "=DIR to the shared/golden folder)");
+        }
+        return dir;
+    }
+
+    static List<Entry> manifest() throws IOException {
+        Path dir = dir();
+        List<String> lines = Files.readAllLines(dir.resolve("MANIFEST.tsv"));
+        List<String> header = List.of(lines.get(0).split("\t"));
+        int name = header.indexOf("name");
+        int decision = header.indexOf("decision hash");
+        int keys = header.indexOf("conflicting-keys hash");
+        int batches = header.indexOf("batches");
+        int transactions = header.indexOf("transactions");
+        List<Entry> entries = new ArrayList<>();
+        for (String line : lines.subList(1, lines.size())) {
+            if (line.isBlank()) {
+                continue;
+            }
+            String[] f = line.split("\t");
+            entries.add(new Entry(f[name], f[decision], f[keys], Long.parseLong(f[batches]), Long.parseLong(f[transactions]),
+                    dir.resolve(f[name] + ".trace.gz"), dir.resolve(f[name] + ".decisions.gz")));
+        }
+        return entries;
+    }
+}

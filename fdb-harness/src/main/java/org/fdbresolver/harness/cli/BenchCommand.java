@@ -1,0 +1,139 @@
+package org.fdbresolver.harness.cli;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import org.fdbresolver.api.BatchResult;
+import org.fdbresolver.api.ConflictSet;
+import org.fdbresolver.api.ConflictSetStats;
+import org.fdbresolver.api.Phase;
+import org.fdbresolver.harness.trace.DecisionHasher;
+import org.fdbresolver.harness.trace.Hashes;
+import org.fdbresolver.harness.trace.LoadedTrace;
+
+/**
+ * {@code bench TRACE --engine NAME}: loads the whole trace first (untimed), resolves the warm-up batches
+ * untimed, then times the engine alone over the rest. Prints the same lines for every engine.
+ */
+final class BenchCommand extends Command {
+    static final Option WARMUP = Option.value("warmup", "N",
+            "batches resolved before timing starts, untimed (default: a tenth of the trace, at most 1000)");
+
+    @Override
+    String name() {
+        return "bench";
+    }
+
+    @Override
+    String summary() {
+        return "Time one engine on a trace loaded in memory; print throughput and time per phase.";
+    }
+
+    @Override
+    String synopsis() {
+        return "bench TRACE --engine NAME [--warmup N] [--budget BYTES] [--engine-option NAME=VALUE]";
+    }
+
+    @Override
+    List<Option> options() {
+        return List.of(EngineOptions.ENGINE, WARMUP, EngineOptions.BUDGET, EngineOptions.ENGINE_OPTION);
+    }
+
+    @Override
+    int minPositionals() {
+        return 1;
+    }
+
+    @Override
+    int maxPositionals() {
+        return 1;
+    }
+
+    @Override
+    String details() {
+        return EngineOptions.listing() + """
+
+                The trace is read and converted before anything is timed; only detectConflicts calls
+                of the batches after the warm-up are timed.
+                prints (one 'name: value' per line):
+                  engine, batches, warmup-batches, timed-batches, timed-transactions,
+                  seconds (timed part), transactions/sec,
+                  phase-sort, phase-checkRead, phase-checkIntraBatch, phase-combine, phase-mergeWrite,
+                  phase-removeBefore (each 'S s (P%)' of the timed seconds; 0 for an engine without phase timers),
+                  allocated-bytes-per-batch (this thread, timed part), gc-count and gc-seconds (timed part),
+                  history-bytes, retained-version (after the last batch),
+                  decision-hash, conflicting-keys-hash (of every batch, warm-up included)
+                """;
+    }
+
+    @Override
+    int run(Args args, CommandContext context) throws Exception {
+        Path tracePath = Path.of(args.positionals().getFirst());
+        String engine = args.required(EngineOptions.ENGINE.name(), name());
+        var config = EngineOptions.config(args, engine);
+        EngineOptions.open(config).close(); // an unknown engine fails before the load, not after
+
+        long size = Files.size(tracePath);
+        LoadedTrace trace;
+        try (Progress progress = context.progress("loading", size, "bytes")) {
+            long[] loaded = new long[1];
+            trace = LoadedTrace.load(tracePath, read -> progress.update(read, ++loaded[0], 0));
+        }
+        int batches = trace.batchCount();
+        long warmup = Math.min(batches, args.nonNegative(WARMUP.name(), Math.min(batches / 10, 1000)));
+        int timedFrom = (int) warmup;
+
+        DecisionHasher hasher = new DecisionHasher();
+        BatchResult result = new BatchResult();
+        JvmCounters jvm = new JvmCounters();
+        long timedNanos = 0;
+        long[] phasesBefore;
+        ConflictSetStats after;
+        try (ConflictSet cs = EngineOptions.open(config);
+             Progress progress = context.progress(cs.engineName(), batches, "batches")) {
+            for (int i = 0; i < timedFrom; i++) {
+                cs.detectConflicts(trace.batch(i), trace.version(i), trace.newOldestVersion(i), result);
+                hasher.add(result);
+                progress.update(i + 1, i + 1, hasher.transactions());
+            }
+            phasesBefore = cs.stats().phaseNanos();
+            jvm.start();
+            for (int i = timedFrom; i < batches; i++) {
+                long t0 = System.nanoTime();
+                cs.detectConflicts(trace.batch(i), trace.version(i), trace.newOldestVersion(i), result);
+                timedNanos += System.nanoTime() - t0;
+                hasher.add(result);
+                progress.update(i + 1, i + 1, hasher.transactions());
+            }
+            jvm.stop();
+            after = cs.stats();
+        }
+
+        long timedTransactions = trace.transactionCount(timedFrom, batches);
+        context.line("engine", after.engine());
+        context.line("offered-hash", Hashes.hex(trace.offeredSha256()));
+        context.line("batches", batches);
+        context.line("warmup-batches", warmup);
+        context.line("timed-batches", batches - warmup);
+        context.line("timed-transactions", timedTransactions);
+        context.line("seconds", CommandContext.seconds(timedNanos));
+        context.line("transactions/sec", CommandContext.rate(timedTransactions, timedNanos));
+        for (Phase phase : Phase.values()) {
+            long nanos = after.phaseNanos(phase) - phasesBefore[phase.ordinal()];
+            double share = timedNanos <= 0 ? 0 : 100.0 * nanos / timedNanos;
+            context.line("phase-" + phase.counterName(),
+                    String.format(Locale.ROOT, "%.3f s (%.1f%%)", nanos / 1e9, share));
+        }
+        long timedBatches = batches - warmup;
+        context.line("allocated-bytes-per-batch", jvm.allocatedBytes() < 0 ? "n/a"
+                : Long.toString(timedBatches == 0 ? 0 : jvm.allocatedBytes() / timedBatches));
+        context.line("gc-count", jvm.gcCount());
+        context.line("gc-seconds", CommandContext.seconds(jvm.gcMillis() * 1_000_000L));
+        context.line("history-bytes", after.historyBytes());
+        context.line("retained-version", after.retainedVersion());
+        context.line("decision-hash", hasher.decisionHash());
+        context.line("conflicting-keys-hash", hasher.conflictingKeysHash());
+        return ExitCodes.OK;
+    }
+}

@@ -1,0 +1,16 @@
+package org.fdbresolver.harness.cli;
+
+/** What the process's exit status means. */
+final class ExitCodes {
+    /** Success; for {@code diff} and {@code demo}, also "the same". */
+    static final int OK = 0;
+    /** The command ran and the answer is "no": {@code diff} found differences, {@code demo}'s engines disagree. */
+    static final int DIFFERENT = 1;
+    /** Bad usage or bad input: unknown option, missing file, malformed trace, invalid batch. */
+    static final int USAGE = 2;
+    /** The run failed for another reason: an I/O error, out of memory, an internal error. */
+    static final int FAILURE = 3;
+
+    private ExitCodes() {
+    }
+}

@@ -1,0 +1,68 @@
+package org.fdbresolver.harness.cli;
+
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+
+/**
+ * What the JVM did during a timed section: bytes this thread allocated (an engine's steady state should
+ * allocate nothing) and garbage collections. Read before and after, never inside the timed loop.
+ */
+final class JvmCounters {
+    private long allocatedAtStart;
+    private long allocated = -1;
+    private long gcCountAtStart;
+    private long gcMillisAtStart;
+    private long gcCount;
+    private long gcMillis;
+
+    void start() {
+        allocatedAtStart = threadAllocatedBytes();
+        gcCountAtStart = totalGcCount();
+        gcMillisAtStart = totalGcMillis();
+    }
+
+    void stop() {
+        long now = threadAllocatedBytes();
+        allocated = now < 0 || allocatedAtStart < 0 ? -1 : now - allocatedAtStart;
+        gcCount = totalGcCount() - gcCountAtStart;
+        gcMillis = totalGcMillis() - gcMillisAtStart;
+    }
+
+    /** Bytes allocated by this thread between start and stop, or -1 when the JVM cannot tell. */
+    long allocatedBytes() {
+        return allocated;
+    }
+
+    long gcCount() {
+        return gcCount;
+    }
+
+    long gcMillis() {
+        return gcMillis;
+    }
+
+    private static long threadAllocatedBytes() {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        if (threads instanceof com.sun.management.ThreadMXBean hotspot && hotspot.isThreadAllocatedMemorySupported()) {
+            return hotspot.getCurrentThreadAllocatedBytes();
+        }
+        return -1;
+    }
+
+    private static long totalGcCount() {
+        long sum = 0;
+        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            sum += Math.max(0, gc.getCollectionCount());
+        }
+        return sum;
+    }
+
+    private static long totalGcMillis() {
+        long sum = 0;
+        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            sum += Math.max(0, gc.getCollectionTime());
+        }
+        return sum;
+    }
+}

@@ -1,0 +1,84 @@
+package org.fdbresolver.harness.cli;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.fdbresolver.harness.trace.DecisionHasher;
+
+/** {@code resolve TRACE --engine NAME [--out DECISIONS]}: decides a trace and prints its hashes and counts. */
+final class ResolveCommand extends Command {
+    static final Option OUT = Option.value("out", "DECISIONS",
+            "also write the decision file (gzip if it ends in .gz); written only if every batch is decided");
+
+    @Override
+    String name() {
+        return "resolve";
+    }
+
+    @Override
+    String summary() {
+        return "Decide every transaction of a trace with one engine; print the decision hash and counts.";
+    }
+
+    @Override
+    String synopsis() {
+        return "resolve TRACE --engine NAME [--out DECISIONS] [--budget BYTES] [--engine-option NAME=VALUE]";
+    }
+
+    @Override
+    List<Option> options() {
+        return List.of(EngineOptions.ENGINE, OUT, EngineOptions.BUDGET, EngineOptions.ENGINE_OPTION);
+    }
+
+    @Override
+    int minPositionals() {
+        return 1;
+    }
+
+    @Override
+    int maxPositionals() {
+        return 1;
+    }
+
+    @Override
+    String details() {
+        return EngineOptions.listing() + """
+
+                prints (one 'name: value' per line):
+                  engine, offered-hash (SHA-256 of the trace file as stored), decision-hash,
+                  conflicting-keys-hash, batches, transactions, commit, conflict, too-old,
+                  seconds and transactions/sec (the whole run: reading, parsing, deciding, writing),
+                  engine-seconds and engine-transactions/sec (inside detectConflicts only),
+                  decisions (the file written, with --out)
+                """;
+    }
+
+    @Override
+    int run(Args args, CommandContext context) throws Exception {
+        Path trace = Path.of(args.positionals().getFirst());
+        String engine = args.required(EngineOptions.ENGINE.name(), name());
+        Path out = args.has(OUT.name()) ? Path.of(args.value(OUT.name())) : null;
+        if (out != null && Files.exists(out) && Files.exists(trace) && Files.isSameFile(out, trace)) {
+            throw new UsageException("--out " + out + " is the trace itself");
+        }
+        TraceResolution.Outcome o = TraceResolution.run(trace, EngineOptions.config(args, engine), out, context);
+        DecisionHasher h = o.hasher();
+        context.line("engine", o.engine());
+        context.line("offered-hash", o.offeredHash());
+        context.line("decision-hash", h.decisionHash());
+        context.line("conflicting-keys-hash", h.conflictingKeysHash());
+        context.line("batches", h.batches());
+        context.line("transactions", h.transactions());
+        context.line("commit", h.commits());
+        context.line("conflict", h.conflicts());
+        context.line("too-old", h.tooOld());
+        context.line("seconds", CommandContext.seconds(o.wallNanos()));
+        context.line("transactions/sec", CommandContext.rate(h.transactions(), o.wallNanos()));
+        context.line("engine-seconds", CommandContext.seconds(o.engineNanos()));
+        context.line("engine-transactions/sec", CommandContext.rate(h.transactions(), o.engineNanos()));
+        if (out != null) {
+            context.line("decisions", out);
+        }
+        return ExitCodes.OK;
+    }
+}

@@ -1,0 +1,14 @@
+/**
+ * The {@code fdbresolver} command line: one entry point ({@link org.fdbresolver.harness.cli.Main}) with
+ * subcommands {@code gen}, {@code resolve}, {@code hash}, {@code diff}, {@code bench} and {@code demo}
+ * (docs/cli.md describes each).
+ *
+ * <p>Conventions every command keeps: results on stdout as {@code name: value} lines, one per line, hashes in
+ * lowercase hex; a progress bar on stderr only when stderr is a terminal and the work takes more than a couple
+ * of seconds; any failure is exactly one {@code error: ...} line on stderr (a stack trace only with
+ * {@code --verbose}) and a non-zero exit code (2 for usage and input errors, 3 for I/O and internal failures,
+ * 1 when a comparison answers "no"). Output files are written beside their target as {@code FILE.tmp} and
+ * renamed on success, so a failed run leaves nothing that looks complete. {@link org.fdbresolver.harness.cli.Main#run}
+ * returns the exit code instead of exiting, so tests run commands in-process.
+ */
+package org.fdbresolver.harness.cli;

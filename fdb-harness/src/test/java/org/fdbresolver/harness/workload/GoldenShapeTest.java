@@ -1,0 +1,92 @@
+package org.fdbresolver.harness.workload;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.zip.GZIPInputStream;
+import org.fdbresolver.trace.v1.Batch;
+import org.fdbresolver.trace.v1.TraceHeader;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The golden manifest's generator command lines (from the external generator these workloads share
+ * names and options with) are accepted as they stand, and give the same batch shape: batch count,
+ * transactions in the first batch, first version. Skipped when the golden directory is not found
+ * ({@code -Dfdbresolver.golden=DIR}, else {@code shared/golden} beside the repository).
+ */
+class GoldenShapeTest {
+
+    static Path goldenDir() {
+        String prop = System.getProperty("fdbresolver.golden");
+        List<Path> candidates = prop != null ? List.of(Path.of(prop))
+                : List.of(Path.of("../../shared/golden"), Path.of("../shared/golden"));
+        for (Path p : candidates) {
+            if (Files.isRegularFile(p.resolve("MANIFEST.tsv"))) {
+                return p;
+            }
+        }
+        return null;
+    }
+
+    @Test
+    void manifestCommandLinesGiveTheGoldenShape() throws IOException {
+        Path dir = goldenDir();
+        Assumptions.assumeTrue(dir != null, "golden traces not found");
+        List<String> rows = Files.readAllLines(dir.resolve("MANIFEST.tsv"));
+        int checked = 0;
+        for (String row : rows.subList(1, rows.size())) {
+            String[] cols = row.split("\t");
+            String name = cols[0];
+            String[] argv = cols[2].trim().split("\\s+");
+            String workload = argv[1];
+            Map<String, String> options = new HashMap<>();
+            OptionalLong seed = OptionalLong.empty();
+            OptionalLong batches = OptionalLong.empty();
+            for (int i = 2; i + 1 < argv.length; i += 2) {
+                String opt = argv[i].substring(2);
+                switch (opt) {
+                    case "seed" -> seed = OptionalLong.of(Long.parseLong(argv[i + 1]));
+                    case "batches" -> batches = OptionalLong.of(Long.parseLong(argv[i + 1]));
+                    case "out" -> { }
+                    default -> options.put(opt, argv[i + 1]);
+                }
+            }
+            Workload ours = Workloads.get(workload).create(new WorkloadParams(seed, batches, options));
+            assertEquals(batches.getAsLong(), ours.batchCount(), name);
+            if (workload.equals("adversarial")) {
+                continue; // scenario-built batches (the external generator also adds some): no fixed shape
+            }
+            assertEquals(Long.parseLong(cols[6]), ours.batchCount(), name + ": batches");
+            try (InputStream in = new GZIPInputStream(Files.newInputStream(dir.resolve(name + ".trace.gz")))) {
+                TraceHeader h = TraceHeader.parseDelimitedFrom(in);
+                Batch golden = Batch.parseDelimitedFrom(in);
+                Batch first = ours.nextBatch();
+                assertEquals(h.getWorkload(), ours.header().getWorkload(), name);
+                assertEquals(h.getSeed(), ours.header().getSeed(), name + ": default seed");
+                assertEquals(golden.getTransactionsCount(), first.getTransactionsCount(), name + ": transactions per batch");
+                assertEquals(golden.getVersion(), first.getVersion(), name + ": first version");
+                assertEquals(firstKeyLength(golden), firstKeyLength(first), name + ": key length");
+            }
+            checked++;
+        }
+        assertTrue(checked >= 10, "checked " + checked + " golden rows");
+    }
+
+    private static int firstKeyLength(Batch b) {
+        for (var tx : b.getTransactionsList()) {
+            if (tx.getReadsCount() > 0) {
+                return tx.getReads(0).getBegin().size();
+            }
+        }
+        return -1;
+    }
+}
