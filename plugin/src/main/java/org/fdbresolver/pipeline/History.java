@@ -1,0 +1,35 @@
+package org.fdbresolver.pipeline;
+
+/**
+ * What the batch pipeline needs from a history: the read check, the merge of a batch's combined
+ * writes at its version, discarding old history, and the budget's retained boundary.
+ */
+public interface History extends HistoryReader {
+
+    /** The oldest snapshot the history can still check; reads below it are TOO_OLD. Never decreases. */
+    long retainedVersion();
+
+    /** Bytes of blocks currently allocated to the history (exact). */
+    long historyBytes();
+
+    /**
+     * Called once before the merges of a batch with {@code ranges} combined writes whose endpoint keys
+     * are at most {@code maxKeyLength} bytes and need at most {@code longKeyBytes} bytes of key storage.
+     * Makes room within the budget, dropping the oldest history (and raising the retained boundary) if
+     * it must; a history that cannot hold the batch's writes at all forgets everything and raises the
+     * boundary above {@code now}, so that nothing the writes could conflict with is ever checked.
+     */
+    void prepareMerge(long now, int ranges, long longKeyBytes, int maxKeyLength);
+
+    /** Records write {@code [begin, end)} (non-empty, disjoint from the batch's other merges) at {@code now}. */
+    void merge(byte[] keys, int beginOff, int beginLen, int endOff, int endLen, long now);
+
+    /**
+     * Discards history older than {@code oldestVersion} (at least incrementally: work proportional to
+     * {@code mergedRanges} per call, a whole pass over several calls).
+     */
+    void removeBefore(long oldestVersion, int mergedRanges);
+
+    /** Forgets everything; reads older than {@code version} become TOO_OLD. */
+    void clear(long version);
+}

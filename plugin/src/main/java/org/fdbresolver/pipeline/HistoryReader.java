@@ -1,0 +1,16 @@
+package org.fdbresolver.pipeline;
+
+/**
+ * The read check against the history, kept behind an interface so that read paths (one descent per
+ * read, a batched sorted path) can be swapped and compared in one run.
+ */
+public interface HistoryReader {
+
+    /**
+     * Whether read {@code [begin, end)} at {@code snapshot} conflicts with a retained write newer than
+     * the snapshot: for a non-empty read, a write {@code [wb, we)} with {@code wb < end && begin < we};
+     * for an empty read {@code [k, k)}, one with {@code wb < k <= we}. The caller has already answered
+     * TOO_OLD for snapshots below the retained boundary.
+     */
+    boolean conflicts(byte[] keys, int beginOff, int beginLen, int endOff, int endLen, long snapshot);
+}

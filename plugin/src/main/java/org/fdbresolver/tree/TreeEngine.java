@@ -1,0 +1,93 @@
+package org.fdbresolver.tree;
+
+import java.util.Map;
+import java.util.Set;
+import org.fdbresolver.api.BatchResult;
+import org.fdbresolver.api.ConflictBatch;
+import org.fdbresolver.api.ConflictSetConfig;
+import org.fdbresolver.engine.ConflictEngine;
+import org.fdbresolver.pipeline.BatchPipeline;
+
+/**
+ * Engine {@code tree}: FoundationDB's batch phases ({@link BatchPipeline}) over a {@link HistoryTree}
+ * under the configured memory budget.
+ *
+ * <p>Options: {@code nodeBytes} (block size of a tree node, default 2048), {@code keyBlockBytes}
+ * (size of a key block holding keys longer than 8 bytes, default 65536, raised to fit the longest key).
+ */
+public final class TreeEngine implements ConflictEngine {
+    public static final String NAME = "tree";
+    public static final String NODE_BYTES = "nodeBytes";
+    public static final String KEY_BLOCK_BYTES = "keyBlockBytes";
+    public static final int DEFAULT_NODE_BYTES = 2048;
+    public static final int DEFAULT_KEY_BLOCK_BYTES = 1 << 16;
+    private static final Set<String> OPTIONS = Set.of(NODE_BYTES, KEY_BLOCK_BYTES);
+
+    private final HistoryTree tree;
+    private final BatchPipeline pipeline;
+
+    public TreeEngine(ConflictSetConfig config) {
+        Map<String, String> options = config.options();
+        for (String name : options.keySet()) {
+            if (!OPTIONS.contains(name)) {
+                throw new IllegalArgumentException("unknown option '" + name + "' for engine " + NAME
+                        + " (known: " + NODE_BYTES + ", " + KEY_BLOCK_BYTES + ")");
+            }
+        }
+        int nodeBytes = intOption(config, NODE_BYTES, DEFAULT_NODE_BYTES);
+        int keyBlockBytes = intOption(config, KEY_BLOCK_BYTES, DEFAULT_KEY_BLOCK_BYTES);
+        this.tree = new HistoryTree(nodeBytes, keyBlockBytes, config.memoryBudgetBytes(), config.maxKeyBytes());
+        this.pipeline = new BatchPipeline(tree);
+    }
+
+    private static int intOption(ConflictSetConfig config, String name, int fallback) {
+        String v = config.option(name, null);
+        if (v == null) {
+            return fallback;
+        }
+        try {
+            int n = Integer.parseInt(v.trim());
+            if (n <= 0) {
+                throw new NumberFormatException();
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("option " + name + " of engine " + NAME + " must be a positive integer: '" + v + "'");
+        }
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public void detectConflicts(ConflictBatch batch, long now, long newOldestVersion, BatchResult out) {
+        pipeline.detectConflicts(batch, now, newOldestVersion, out);
+    }
+
+    @Override
+    public void clear(long version) {
+        tree.clear(version);
+    }
+
+    @Override
+    public long historyBytes() {
+        return tree.historyBytes();
+    }
+
+    @Override
+    public long retainedVersion() {
+        return tree.retainedVersion();
+    }
+
+    @Override
+    public void addPhaseNanos(long[] nanosByPhase) {
+        pipeline.addPhaseNanos(nanosByPhase);
+    }
+
+    /** The history, for tests and benchmarks that look inside. */
+    public HistoryTree tree() {
+        return tree;
+    }
+}

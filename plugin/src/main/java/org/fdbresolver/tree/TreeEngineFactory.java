@@ -1,0 +1,23 @@
+package org.fdbresolver.tree;
+
+import org.fdbresolver.api.ConflictSetConfig;
+import org.fdbresolver.engine.ConflictEngine;
+import org.fdbresolver.engine.EngineFactory;
+
+/** Makes {@link TreeEngine}s; registered with {@link java.util.ServiceLoader}. */
+public final class TreeEngineFactory implements EngineFactory {
+    @Override
+    public String name() {
+        return TreeEngine.NAME;
+    }
+
+    @Override
+    public String description() {
+        return "B+ tree history in primitive arrays under a memory budget (options: nodeBytes, keyBlockBytes)";
+    }
+
+    @Override
+    public ConflictEngine create(ConflictSetConfig config) {
+        return new TreeEngine(config);
+    }
+}

@@ -1,0 +1,143 @@
+package org.fdbresolver.tree;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.fdbresolver.api.ConflictSet;
+import org.fdbresolver.api.ConflictSetConfig;
+import org.fdbresolver.tree.BruteForceOracle.Range;
+import org.fdbresolver.tree.BruteForceOracle.Write;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The tree on its own, on tiny nodes: many point and narrow writes build a deep tree, the sweeper
+ * shrinks it again; after every batch the invariants hold (order, separators, max versions, links,
+ * exact byte accounting) and every read check agrees with a list of writes.
+ */
+class HistoryTreeTest {
+    private static final int SEEDS = Integer.getInteger("tree.seeds", 6);
+
+    @Test
+    void invariantsAndReadsHoldThroughGrowthAndShrinking() {
+        for (int seed = 1; seed <= SEEDS; seed++) {
+            run(seed, 128, 3);
+        }
+        run(77, 256, 2);
+    }
+
+    private static void run(long seed, int nodeBytes, int minHeight) {
+        HistoryTree tree = new HistoryTree(nodeBytes, 256, 1L << 30, 1 << 10);
+        RandomTraces gen = new RandomTraces(seed, 5, 0.2);
+        gen.wideFraction = 0.01;
+        SplittableRandom rnd = new SplittableRandom(seed * 31);
+        List<Write> writes = new ArrayList<>();
+        long now = 100;
+        long oldest = 0;
+        int maxHeight = 0;
+        int maxLeaves = 0;
+        for (int b = 0; b < 400; b++) {
+            now += 1 + rnd.nextInt(3);
+            // Grow for a while, then let the window shrink the history.
+            long window = b < 250 ? 10_000 : 6;
+            oldest = Math.max(oldest, now - window);
+            List<Range> batch = disjoint(gen, 1 + rnd.nextInt(12));
+            String where = "seed " + seed + " batch " + b;
+            for (Range r : batch) {
+                byte[] keys = concat(r.begin(), r.end());
+                tree.prepareMerge(now, 1, 1 << 12, 64);
+                tree.merge(keys, 0, r.begin().length, r.begin().length, r.end().length, now);
+                writes.add(new Write(r.begin(), r.end(), now));
+            }
+            tree.removeBefore(oldest, batch.size());
+            long keepFrom = oldest;
+            writes.removeIf(w -> w.version() < keepFrom);
+            try {
+                tree.checkInvariants();
+            } catch (AssertionError e) {
+                throw new AssertionError(where + ": " + e.getMessage(), e);
+            }
+            maxHeight = Math.max(maxHeight, tree.height());
+            maxLeaves = Math.max(maxLeaves, tree.leavesInUse());
+            BruteForceOracle oracle = new BruteForceOracle();
+            oracle.history.addAll(writes);
+            for (int q = 0; q < 30; q++) {
+                Range r = gen.range();
+                long snapshot = oldest + rnd.nextLong(now - oldest + 2);
+                byte[] keys = concat(r.begin(), r.end());
+                boolean expected = oracle.conflictsWithHistory(r, snapshot);
+                boolean actual = tree.conflicts(keys, 0, r.begin().length, r.begin().length, r.end().length, snapshot);
+                assertEquals(expected, actual, where + ": read " + r + " at " + snapshot);
+            }
+        }
+        assertTrue(maxHeight >= minHeight, "seed " + seed + ": the tree never got deep (height " + maxHeight + ")");
+        // Once every write has expired, batches without writes let the sweeper empty the tree.
+        for (int b = 0; b < 60; b++) {
+            now += 10;
+            tree.removeBefore(now - 1, 0);
+            tree.checkInvariants();
+        }
+        assertTrue(maxLeaves > 10 && tree.leavesInUse() == 1 && tree.height() == 0 && tree.keyBytesInUse() == 0,
+                "seed " + seed + ": the sweeper left " + tree.leavesInUse() + " of " + maxLeaves + " leaves, height "
+                        + tree.height() + ", key bytes " + tree.keyBytesInUse());
+        assertEquals(tree.historyBytes(), nodeBytes, "an empty history is one leaf block");
+    }
+
+    /** Random ranges made disjoint and sorted, like a batch's combined writes. */
+    private static List<Range> disjoint(RandomTraces gen, int n) {
+        List<Range> rs = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            Range r = gen.range();
+            if (!r.empty()) {
+                rs.add(r);
+            }
+        }
+        rs.sort(Comparator.comparing(Range::begin, BruteForceOracle::cmp));
+        List<Range> out = new ArrayList<>();
+        for (Range r : rs) {
+            if (!out.isEmpty() && BruteForceOracle.cmp(r.begin(), out.getLast().end()) <= 0) {
+                Range last = out.removeLast();
+                byte[] end = BruteForceOracle.cmp(r.end(), last.end()) > 0 ? r.end() : last.end();
+                out.add(new Range(last.begin(), end));
+            } else {
+                out.add(r);
+            }
+        }
+        return out;
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        byte[] k = new byte[a.length + b.length];
+        System.arraycopy(a, 0, k, 0, a.length);
+        System.arraycopy(b, 0, k, a.length, b.length);
+        return k;
+    }
+
+    @Test
+    void unknownOptionIsRejectedByName() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ConflictSet.open(
+                ConflictSetConfig.builder().engine("tree").option("nodeBites", "512").build()));
+        assertTrue(e.getMessage().contains("nodeBites") && e.getMessage().contains("nodeBytes"), e.getMessage());
+        IllegalArgumentException bad = assertThrows(IllegalArgumentException.class, () -> ConflictSet.open(
+                ConflictSetConfig.builder().engine("tree").option("nodeBytes", "x").build()));
+        assertTrue(bad.getMessage().contains("nodeBytes"), bad.getMessage());
+    }
+
+    @Test
+    void pointWriteSharesOneKeyChunk() {
+        HistoryTree tree = new HistoryTree(512, 256, 1L << 20, 256);
+        byte[] k = "a-key-longer-than-8".getBytes();
+        byte[] keys = new byte[2 * k.length + 1];
+        System.arraycopy(k, 0, keys, 0, k.length);
+        System.arraycopy(k, 0, keys, k.length, k.length);
+        tree.prepareMerge(10, 1, 64, k.length + 1);
+        tree.merge(keys, 0, k.length, k.length, k.length + 1, 10);
+        tree.checkInvariants();
+        assertEquals(KeyArena.chunkBytes(k.length + 1), tree.keyBytesInUse(), "k and k\\0 share one chunk");
+        assertEquals(2, tree.entries().size());
+    }
+}

@@ -1,0 +1,123 @@
+package org.fdbresolver.tree;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.fdbresolver.api.BatchResult;
+import org.fdbresolver.api.ConflictBatch;
+import org.fdbresolver.tree.BruteForceOracle.Range;
+import org.fdbresolver.tree.BruteForceOracle.Tx;
+
+/**
+ * Random batches over a small key alphabet so that overlaps, shared prefixes, the empty key, 0x00 and
+ * 0xFF bytes, empty ranges and point ranges are frequent; some keys are longer than 8 bytes (sharing
+ * long prefixes) so that key blocks and tail comparisons are exercised.
+ */
+final class RandomTraces {
+    private static final byte[] ALPHABET = {0x00, 0x01, 'a', 'b', (byte) 0x7F, (byte) 0xFF};
+    private final SplittableRandom rnd;
+    private final int maxShortLen;
+    private final double longKeyFraction;
+    /** Chance that a range is wide (two random keys) rather than empty, point or narrow. */
+    double wideFraction = 0.2;
+
+    RandomTraces(long seed, int maxShortLen, double longKeyFraction) {
+        this.rnd = new SplittableRandom(seed);
+        this.maxShortLen = maxShortLen;
+        this.longKeyFraction = longKeyFraction;
+    }
+
+    byte[] key() {
+        int len;
+        byte[] prefix = new byte[0];
+        if (rnd.nextDouble() < longKeyFraction) {
+            // A long key: 8..14 fixed bytes then a short random tail, so equal 8-byte prefixes are common.
+            prefix = new byte[8 + rnd.nextInt(7)];
+            Arrays.fill(prefix, (byte) 'p');
+            if (rnd.nextBoolean()) {
+                prefix[7] = 0;
+            }
+            len = rnd.nextInt(3);
+        } else {
+            len = rnd.nextInt(maxShortLen + 1);
+        }
+        byte[] k = Arrays.copyOf(prefix, prefix.length + len);
+        for (int i = prefix.length; i < k.length; i++) {
+            k[i] = ALPHABET[rnd.nextInt(ALPHABET.length)];
+        }
+        return k;
+    }
+
+    Range range() {
+        byte[] a = key();
+        int kind = rnd.nextDouble() < wideFraction ? 9 : rnd.nextInt(8);
+        if (kind == 0) {
+            return new Range(a, a);
+        }
+        if (kind <= 4) {
+            return new Range(a, Arrays.copyOf(a, a.length + 1));
+        }
+        if (kind <= 7) {
+            // A narrow range: a, extended by one byte, as its end.
+            byte[] e = Arrays.copyOf(a, a.length + 1);
+            e[a.length] = ALPHABET[1 + rnd.nextInt(ALPHABET.length - 1)];
+            return new Range(a, e);
+        }
+        byte[] b = key();
+        return BruteForceOracle.cmp(a, b) <= 0 ? new Range(a, b) : new Range(b, a);
+    }
+
+    List<Tx> batch(long now, long oldest, int maxTx) {
+        int n = 1 + rnd.nextInt(maxTx);
+        List<Tx> txs = new ArrayList<>();
+        for (int t = 0; t < n; t++) {
+            long lag = rnd.nextInt(10) == 0 ? now - oldest + 1 + rnd.nextInt(5) : rnd.nextLong(Math.max(1, now - oldest + 1));
+            long snapshot = now - lag;
+            List<Range> reads = new ArrayList<>();
+            List<Range> writes = new ArrayList<>();
+            int nr = rnd.nextInt(4);
+            int nw = rnd.nextInt(4);
+            for (int i = 0; i < nr; i++) {
+                reads.add(range());
+            }
+            for (int i = 0; i < nw; i++) {
+                writes.add(range());
+            }
+            txs.add(new Tx(snapshot, reads, writes, rnd.nextInt(3) == 0));
+        }
+        return txs;
+    }
+
+    int nextInt(int bound) {
+        return rnd.nextInt(bound);
+    }
+
+    static void fill(ConflictBatch batch, List<Tx> txs) {
+        for (Tx tx : txs) {
+            batch.addTransaction(tx.snapshot(), tx.report());
+            for (Range r : tx.reads()) {
+                batch.addRead(r.begin(), r.end());
+            }
+            for (Range w : tx.writes()) {
+                batch.addWrite(w.begin(), w.end());
+            }
+        }
+    }
+
+    /** The result's conflicting reads as one array per transaction (null when none reported). */
+    static List<int[]> reports(BatchResult r) {
+        List<int[]> out = new ArrayList<>();
+        for (int t = 0; t < r.transactionCount(); t++) {
+            out.add(null);
+        }
+        for (int i = 0; i < r.conflictingTransactionCount(); i++) {
+            int[] reads = new int[r.conflictingReadCount(i)];
+            for (int j = 0; j < reads.length; j++) {
+                reads[j] = r.conflictingRead(i, j);
+            }
+            out.set(r.conflictingTransaction(i), reads);
+        }
+        return out;
+    }
+}

@@ -1,0 +1,91 @@
+package org.fdbresolver.tree;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Arrays;
+import java.util.List;
+import org.fdbresolver.api.BatchResult;
+import org.fdbresolver.api.ConflictBatch;
+import org.fdbresolver.api.ConflictSet;
+import org.fdbresolver.api.ConflictSetConfig;
+import org.fdbresolver.tree.BruteForceOracle.Tx;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Engine {@code tree} on tiny nodes (so that splits, merges and multi-level trees happen within a few
+ * batches) against the brute-force oracle and the reference engine, batch by batch, with the tree's
+ * invariants checked after every batch. Seeds: {@code -Dtree.seeds=N} runs more; the failing seed is
+ * in the assertion message.
+ */
+class TreeEngineDifferentialTest {
+    private static final int SEEDS = Integer.getInteger("tree.seeds", 12);
+
+    @Test
+    void matchesOracleAndReferenceOnTinyNodes() {
+        for (int seed = 1; seed <= SEEDS; seed++) {
+            run(seed, 128, 250, 4, 0.15, seed % 2 == 0 ? 12 : 400);
+        }
+    }
+
+    @Test
+    void matchesOracleWithLongKeysAndWideNodes() {
+        for (int seed = 100; seed < 100 + Math.max(2, SEEDS / 3); seed++) {
+            run(seed, 512, 200, 4, 0.5, 300);
+        }
+    }
+
+    static void run(long seed, int nodeBytes, int batches, int maxShortLen, double longKeys, int window) {
+        ConflictSetConfig treeConfig = ConflictSetConfig.builder().engine("tree")
+                .option("nodeBytes", Integer.toString(nodeBytes)).option("keyBlockBytes", "256").build();
+        try (ConflictSet tree = ConflictSet.open(treeConfig);
+             ConflictSet reference = ConflictSet.open(ConflictSetConfig.builder().engine("reference").build())) {
+            HistoryTree history = ((TreeEngine) tree.engine()).tree();
+            BruteForceOracle oracle = new BruteForceOracle();
+            RandomTraces gen = new RandomTraces(seed, maxShortLen, longKeys);
+            ConflictBatch tb = tree.newBatch();
+            ConflictBatch rb = reference.newBatch();
+            long now = 0;
+            long oldest = 0;
+            for (int b = 0; b < batches; b++) {
+                now += 1 + gen.nextInt(3);
+                if (gen.nextInt(4) == 0) {
+                    oldest = Math.max(oldest, now - 1 - gen.nextInt(window));
+                }
+                List<Tx> txs = gen.batch(now, oldest, 12);
+                String where = "seed " + seed + " batch " + b + " (version " + now + ")";
+                long retained = history.retainedVersion();
+                RandomTraces.fill(tb, txs);
+                RandomTraces.fill(rb, txs);
+                BatchResult tr = tb.detectConflicts(now, oldest);
+                BatchResult rr = rb.detectConflicts(now, oldest);
+                BruteForceOracle.Result or = oracle.detect(txs, now, oldest, retained);
+                byte[] td = Arrays.copyOf(tr.decisionBytes(), tr.transactionCount());
+                byte[] rd = Arrays.copyOf(rr.decisionBytes(), rr.transactionCount());
+                assertArrayEquals(or.decisions(), td, where + ": tree vs oracle");
+                assertArrayEquals(rd, td, where + ": tree vs reference");
+                assertReports(or.conflictingReads(), RandomTraces.reports(tr), where + ": tree vs oracle reports");
+                assertReports(RandomTraces.reports(rr), RandomTraces.reports(tr), where + ": tree vs reference reports");
+                try {
+                    history.checkInvariants();
+                } catch (AssertionError e) {
+                    throw new AssertionError(where + ": " + e.getMessage(), e);
+                }
+                assertTrue(history.historyBytes() <= treeConfig.memoryBudgetBytes());
+                assertEquals(oldest, history.retainedVersion(), where + ": no budget pressure, retained = oldest");
+            }
+            if (Boolean.getBoolean("tree.verbose")) {
+                System.out.println("seed " + seed + ": height " + history.height() + ", leaves " + history.leavesInUse()
+                        + ", inners " + history.innersInUse() + ", key bytes " + history.keyBytesInUse());
+            }
+        }
+    }
+
+    static void assertReports(List<int[]> expected, List<int[]> actual, String where) {
+        assertEquals(expected.size(), actual.size(), where);
+        for (int t = 0; t < expected.size(); t++) {
+            assertArrayEquals(expected.get(t), actual.get(t), where + " transaction " + t);
+        }
+    }
+}
