@@ -16,6 +16,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -29,6 +30,7 @@ class ReplayGoldenTest {
     /** The goldens small enough for every build. */
     static final List<String> SMALL_GOLDENS =
             List.of("adversarial", "adversarial-report-all", "conflictset-point-hot", "longtrace");
+    static final List<String> ENGINES = List.of("reference", "tree");
 
     static Path goldenDir() {
         String configured = System.getProperty("fdbresolver.golden", "../../shared/golden");
@@ -54,13 +56,13 @@ class ReplayGoldenTest {
         return rows;
     }
 
-    @ParameterizedTest
+    @ParameterizedTest(name = "{0} with {1}")
     @MethodSource("smallGoldens")
-    void replayGivesFoundationDbHashes(String name) throws Exception {
+    void replayGivesFoundationDbHashes(String name, String engine) throws Exception {
         Path dir = goldenDir();
         Map<String, String> expected = manifest(dir.resolve("MANIFEST.tsv")).get(name);
         NativeProgram.Run run = NativeProgram.run("fdbresolver-replay",
-                List.of(dir.resolve(name + ".trace.gz").toString(), "--engine", "reference", "--warmup", "10"),
+                List.of(dir.resolve(name + ".trace.gz").toString(), "--engine", engine, "--warmup", "10"),
                 "-Xcheck:jni -Xmx1g");
         assertEquals(0, run.exitCode(), run.all());
         assertFalse(run.all().toLowerCase(Locale.ROOT).contains("warning"), "-Xcheck:jni warned:\n" + run.all());
@@ -77,8 +79,9 @@ class ReplayGoldenTest {
         }
     }
 
-    static Stream<String> smallGoldens() {
-        return SMALL_GOLDENS.stream();
+    /** Every small golden with each engine: the reference oracle and the tree engine. */
+    static Stream<Arguments> smallGoldens() {
+        return SMALL_GOLDENS.stream().flatMap(name -> ENGINES.stream().map(engine -> Arguments.of(name, engine)));
     }
 
     static Stream<String> invalidTraces() throws IOException {
