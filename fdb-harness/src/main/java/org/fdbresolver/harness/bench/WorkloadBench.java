@@ -1,0 +1,147 @@
+package org.fdbresolver.harness.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
+import org.fdbresolver.api.BatchResult;
+import org.fdbresolver.api.ConflictBatch;
+import org.fdbresolver.api.ConflictSetConfig;
+import org.fdbresolver.engine.ConflictEngine;
+import org.fdbresolver.engine.Engines;
+import org.fdbresolver.harness.workload.Workload;
+import org.fdbresolver.harness.workload.WorkloadParams;
+import org.fdbresolver.harness.workload.Workloads;
+import org.fdbresolver.trace.v1.Batch;
+import org.fdbresolver.trace.v1.KeyRange;
+import org.fdbresolver.trace.v1.Transaction;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * One batch of a real workload per invocation (score: batches per second), history carried across
+ * invocations. The workload's first {@code batches} batches are generated once; the run cycles through
+ * them, shifting every version (batch version, oldest version, read snapshots) by the span of one cycle,
+ * so the engine sees one endless, valid trace. Filling the batch from the stored protobuf messages
+ * allocates nothing, so with {@code -prof gc} {@code gc.alloc.rate.norm} is the engine's own allocation
+ * per batch; {@code fillOnly} measures the filling alone.
+ *
+ * <pre>
+ * java -cp "fdb-harness/target/classes:plugin/target/classes:fdb-harness/target/lib/*" org.openjdk.jmh.Main WorkloadBench -prof gc
+ * </pre>
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 3, time = 3)
+@Measurement(iterations = 3, time = 3)
+@Fork(value = 1, jvmArgsAppend = {"-Xmx6g", "-XX:+UseParallelGC"})
+public class WorkloadBench {
+
+    @Param({"skiplisttest", "conflictset-point", "conflictset-range", "custom-point", "custom-range", "longtrace"})
+    public String workload;
+
+    @Param({"tree"})
+    public String engine;
+
+    /** Batches generated and cycled through. */
+    @Param({"200"})
+    public int batches;
+
+    private final List<Batch> stored = new ArrayList<>();
+    private long cycleSpan;
+    private int next;
+    private long shift;
+    private byte[] scratch = new byte[1 << 16];
+
+    private ConflictEngine conflictEngine;
+    private final ConflictBatch batch = ConflictBatch.detached();
+    private final BatchResult result = new BatchResult();
+
+    @Setup
+    public void setUp() {
+        Workload w = Workloads.get(workload).create(new WorkloadParams(OptionalLong.empty(), OptionalLong.of(batches), java.util.Map.of()));
+        for (Batch b; (b = w.nextBatch()) != null; ) {
+            stored.add(b);
+        }
+        Batch first = stored.getFirst();
+        Batch last = stored.getLast();
+        long step = stored.size() > 1 ? stored.get(1).getVersion() - first.getVersion() : 1;
+        cycleSpan = last.getVersion() - first.getVersion() + Math.max(1, step);
+        conflictEngine = Engines.create(ConflictSetConfig.builder().engine(engine).memoryBudgetBytes(4L << 30).build());
+    }
+
+    @TearDown
+    public void tearDown() {
+        System.out.println("\nhistory bytes " + conflictEngine.historyBytes() + " after the trial");
+        conflictEngine.close();
+    }
+
+    @Benchmark
+    public BatchResult resolve() {
+        Batch b = fillNext();
+        conflictEngine.detectConflicts(batch, b.getVersion() + shift, b.getNewOldestVersion() + shift, result);
+        advance();
+        return result;
+    }
+
+    @Benchmark
+    public ConflictBatch fillOnly() {
+        fillNext();
+        advance();
+        return batch;
+    }
+
+    private void advance() {
+        if (++next == stored.size()) {
+            next = 0;
+            shift += cycleSpan;
+        }
+    }
+
+    /** Copies the next stored batch into {@link #batch}, snapshots shifted; allocates nothing once warm. */
+    private Batch fillNext() {
+        Batch b = stored.get(next);
+        batch.clear();
+        for (int t = 0, n = b.getTransactionsCount(); t < n; t++) {
+            Transaction tx = b.getTransactions(t);
+            batch.addTransaction(tx.getReadSnapshot() + shift, tx.getReportConflictingKeys());
+            for (int r = 0, reads = tx.getReadsCount(); r < reads; r++) {
+                KeyRange range = tx.getReads(r);
+                int bl = range.getBegin().size();
+                int el = range.getEnd().size();
+                byte[] s = scratch(bl + el);
+                range.getBegin().copyTo(s, 0);
+                range.getEnd().copyTo(s, bl);
+                batch.addRead(s, 0, bl, s, bl, el);
+            }
+            for (int w = 0, writes = tx.getWritesCount(); w < writes; w++) {
+                KeyRange range = tx.getWrites(w);
+                int bl = range.getBegin().size();
+                int el = range.getEnd().size();
+                byte[] s = scratch(bl + el);
+                range.getBegin().copyTo(s, 0);
+                range.getEnd().copyTo(s, bl);
+                batch.addWrite(s, 0, bl, s, bl, el);
+            }
+        }
+        return b;
+    }
+
+    private byte[] scratch(int size) {
+        if (scratch.length < size) {
+            scratch = new byte[Math.max(size, scratch.length * 2)];
+        }
+        return scratch;
+    }
+}
