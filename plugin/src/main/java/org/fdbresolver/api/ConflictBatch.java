@@ -89,6 +89,23 @@ public final class ConflictBatch {
         addWrite(begin, 0, begin.length, end, 0, end.length);
     }
 
+    /**
+     * Adds a read conflict range whose key bytes the caller already wrote into the key region (space
+     * from {@link #reserveKeyBytes}, bytes into {@link #keys()}): for callers that copy keys straight from
+     * their own memory, such as the native bridge, so that each key is copied once. The two ends may
+     * share bytes (a begin that is a prefix of the end can point into it).
+     */
+    public void addReadAt(int beginOffset, int beginLength, int endOffset, int endLength) {
+        addRangeAt(reads, beginOffset, beginLength, endOffset, endLength);
+        readStarts[transactionCount] = reads.count;
+    }
+
+    /** Adds a write conflict range whose key bytes are already in the key region; see {@link #addReadAt}. */
+    public void addWriteAt(int beginOffset, int beginLength, int endOffset, int endLength) {
+        addRangeAt(writes, beginOffset, beginLength, endOffset, endLength);
+        writeStarts[transactionCount] = writes.count;
+    }
+
     /** Resolves the batch through the owning conflict set; the result is reused by the next batch. */
     public BatchResult detectConflicts(long now, long newOldestVersion) {
         if (owner == null) {
@@ -128,6 +145,17 @@ public final class ConflictBatch {
             System.arraycopy(end, endOff, keys, e, endLen);
             list.set(r, b, beginLen, e, endLen);
         }
+    }
+
+    private void addRangeAt(RangeList list, int bOff, int bLen, int eOff, int eLen) {
+        if (transactionCount == 0 || detected) {
+            throw new IllegalStateException("addTransaction must come before its ranges");
+        }
+        if ((bOff | bLen | eOff | eLen) < 0 || (long) bOff + bLen > keyBytes || (long) eOff + eLen > keyBytes) {
+            throw new IllegalArgumentException("range [" + bOff + "+" + bLen + ", " + eOff + "+" + eLen
+                    + ") lies outside the " + keyBytes + " key bytes reserved");
+        }
+        list.set(list.grow(), bOff, bLen, eOff, eLen);
     }
 
     /** Reserves {@code len} bytes at the end of the key region and returns their offset. */

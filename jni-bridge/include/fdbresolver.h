@@ -1,0 +1,187 @@
+/*
+ * fdbresolver.h - C ABI of libfdbresolver: FoundationDB's resolver conflict set, backed by the
+ * fdbresolver Java engine running in a JVM embedded in the calling process.
+ *
+ * A resolver is opened from a configuration (class path holding the engine, JVM options, engine
+ * name, memory budget), resolves one batch per call, can be cleared to a version, reports
+ * statistics, and is closed. Every call returns an fdbr_status; on failure fdbr_last_error() gives a
+ * message the caller can log. A failed call changes no state: a rejected or failed batch leaves the
+ * resolver exactly as it was, and the next batch decides as if the failed one never came.
+ *
+ * The JVM: one per process. The first fdbr_open creates it with the JNI invocation API, using that
+ * configuration's class path and JVM options; later opens (and a JVM the host created itself) reuse
+ * it, and their class_path/jvm_options are ignored. Closing a resolver never destroys the JVM (a JVM
+ * cannot be created twice in one process), so resolvers can be closed and reopened freely.
+ *
+ * Threads:
+ *   - Any thread may call; a thread that is not yet attached to the JVM is attached on its first
+ *     call (as a daemon thread) and detached automatically when it exits.
+ *   - Calls on one resolver are serialized: the library holds a per-resolver lock for each call, so
+ *     two threads calling at once never corrupt it; the second waits for the first. The caller must
+ *     still order batches itself (versions must increase), as FoundationDB's Resolver does.
+ *   - Different resolvers are independent and may be used from different threads at once.
+ *   - fdbr_close must not race with other calls on the same resolver; after it returns the handle
+ *     is gone.
+ *
+ * Signals: by default the JVM is started with -Xrs, so SIGINT/SIGTERM/SIGHUP/SIGQUIT stay with the
+ * host. The JVM still uses SIGSEGV/SIGBUS/SIGFPE/SIGILL internally: a host that installs its own
+ * handlers for those after the JVM starts must link libjsig (-ljsig before -ljvm on the
+ * executable's link line) or preload $JAVA_HOME/lib/libjsig.so. See docs/fdb-integration.md.
+ *
+ * The memory layout that crosses into Java is documented in docs/bridge-layout.md.
+ */
+#ifndef FDBRESOLVER_H
+#define FDBRESOLVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define FDBR_API __attribute__((visibility("default")))
+#else
+#define FDBR_API
+#endif
+
+typedef enum fdbr_status {
+    FDBR_OK = 0,
+    /** The batch broke a validity rule (versions, inverted range, key too long); nothing changed. */
+    FDBR_INVALID_BATCH = 1,
+    /** A Java exception or error inside the engine; the engine left its state unchanged. */
+    FDBR_ENGINE_ERROR = 2,
+    /** A bad argument: NULL handle or output, inconsistent counts, unknown engine, bad option. */
+    FDBR_INVALID_ARGUMENT = 3,
+    /** The JVM could not be started or reached (libjvm, class path, attach failure). */
+    FDBR_JVM_ERROR = 4,
+    /** A native allocation failed. */
+    FDBR_OUT_OF_MEMORY = 5
+} fdbr_status;
+
+/** Opaque resolver handle. */
+typedef struct fdbr_resolver fdbr_resolver;
+
+/** How to open a resolver. Initialize with fdbr_config_init, then set what you need. */
+typedef struct fdbr_config {
+    /** Class path with the engine and its dependencies, ':'-separated; an entry "dir/\*" stands for
+     * every .jar in dir. NULL: the environment variable FDBRESOLVER_CLASS_PATH. Used only when
+     * this call creates the JVM. */
+    const char* class_path;
+    /** Extra JVM options (e.g. "-Xmx4g", "-XX:+UseZGC", "-Xcheck:jni"). Used only when this call
+     * creates the JVM. */
+    const char* const* jvm_options;
+    uint32_t jvm_option_count;
+    /** Nonzero: do NOT add -Xrs (the JVM then handles SIGINT/SIGTERM/SIGHUP/SIGQUIT itself). */
+    int32_t keep_jvm_signal_handlers;
+    /** Engine name ("reference", "tree", ...). NULL: the engine's default. */
+    const char* engine;
+    /** Bytes the history may hold. 0: the engine's default. */
+    int64_t memory_budget_bytes;
+    /** Longest key accepted in a range. 0: the default. */
+    int32_t max_key_bytes;
+    /** Engine options, each "name=value". */
+    const char* const* engine_options;
+    uint32_t engine_option_count;
+} fdbr_config;
+
+/** One key range [begin, end): pointers to the caller's key bytes, valid until the call returns.
+ * When begin is a prefix of end (a point range [k, k\0) is one), setting begin = end (the same
+ * pointer) lets the bridge copy the bytes once; fdbresolver.hpp does it. */
+typedef struct fdbr_range {
+    const uint8_t* begin;
+    const uint8_t* end;
+    uint32_t begin_length;
+    uint32_t end_length;
+} fdbr_range;
+
+#define FDBR_REPORT_CONFLICTING_KEYS 1u
+
+/** One transaction. Its ranges are the next read_count + write_count entries of the batch's range
+ * array: first its read conflict ranges, then its write conflict ranges. */
+typedef struct fdbr_transaction {
+    int64_t read_snapshot;
+    uint32_t read_count;
+    uint32_t write_count;
+    /** FDBR_REPORT_CONFLICTING_KEYS or 0. */
+    uint32_t flags;
+    uint32_t reserved; /* 0 */
+} fdbr_transaction;
+
+/** Decisions (values of the trace format: 0 COMMIT, 1 CONFLICT, 2 TOO_OLD). */
+#define FDBR_COMMIT 0
+#define FDBR_CONFLICT 1
+#define FDBR_TOO_OLD 2
+
+/** The decisions of one batch. Points into memory the resolver owns: valid until the next call on
+ * the same resolver. */
+typedef struct fdbr_result {
+    /** One decision byte per transaction, in batch order. */
+    const uint8_t* decisions;
+    uint32_t transaction_count;
+    /** Transactions with FDBR_REPORT_CONFLICTING_KEYS decided CONFLICT: entry i is transaction
+     * conflicting_transactions[i] (ascending), whose conflicting read ranges (indices within the
+     * transaction, ascending) are conflicting_reads[conflicting_read_starts[i] ..
+     * conflicting_read_starts[i + 1]). */
+    uint32_t conflicting_count;
+    const uint32_t* conflicting_transactions;
+    const uint32_t* conflicting_read_starts;
+    const uint32_t* conflicting_reads;
+} fdbr_result;
+
+#define FDBR_PHASE_COUNT 6
+
+/** Counters of one resolver. */
+typedef struct fdbr_stats {
+    int64_t batches;            /* batches resolved */
+    int64_t transactions;       /* transactions resolved */
+    int64_t history_bytes;      /* bytes the history holds now, as the memory budget counts them */
+    int64_t memory_budget_bytes;
+    int64_t retained_version;   /* reads older than this are TOO_OLD; never decreases */
+    /** Time inside the engine (ConflictSet.detectConflicts, validation included), all batches. */
+    int64_t engine_nanos;
+    /** Time spent in fdbr_resolve in all (crossing, layout, key copies, engine). */
+    int64_t resolve_nanos;
+    /** Time per phase in FoundationDB's counter order: sort, checkRead, checkIntraBatch, combine,
+     * mergeWrite, removeBefore (zero when the engine does not time phases). */
+    int64_t phase_nanos[FDBR_PHASE_COUNT];
+} fdbr_stats;
+
+/** Fills *config with defaults (all fields zero/NULL). */
+FDBR_API void fdbr_config_init(fdbr_config* config);
+
+/** Opens a resolver; starts the JVM if this process has none. */
+FDBR_API fdbr_status fdbr_open(const fdbr_config* config, fdbr_resolver** out);
+
+/** Closes a resolver and frees its memory. NULL is accepted and does nothing. */
+FDBR_API fdbr_status fdbr_close(fdbr_resolver* resolver);
+
+/**
+ * Resolves one batch at commit version now, discarding history older than new_oldest_version.
+ * transactions[0..transaction_count) with their ranges in ranges[0..range_count) (range_count must
+ * equal the sum of every transaction's read_count + write_count). The key bytes must stay valid and
+ * unchanged until the call returns; they are copied once, into the engine. On FDBR_OK, *result
+ * holds the decisions.
+ */
+FDBR_API fdbr_status fdbr_resolve(fdbr_resolver* resolver, int64_t now, int64_t new_oldest_version,
+                                  const fdbr_transaction* transactions, uint32_t transaction_count,
+                                  const fdbr_range* ranges, uint32_t range_count, fdbr_result* result);
+
+/** Forgets all history; reads older than version are TOO_OLD from now on (FDB's clearConflictSet). */
+FDBR_API fdbr_status fdbr_clear(fdbr_resolver* resolver, int64_t version);
+
+/** Reads the resolver's counters. */
+FDBR_API fdbr_status fdbr_get_stats(fdbr_resolver* resolver, fdbr_stats* out);
+
+/** The message of the last failed call on this thread ("" if none); valid until this thread's next call. */
+FDBR_API const char* fdbr_last_error(void);
+
+/** A constant name for a status, e.g. "FDBR_INVALID_BATCH". */
+FDBR_API const char* fdbr_status_name(fdbr_status status);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FDBRESOLVER_H */

@@ -1,0 +1,279 @@
+// fdbresolver.hpp - header-only C++ face of libfdbresolver, shaped like FoundationDB's
+// fdbserver/ConflictSet.h so that its Resolver swaps the skip list for the fdbresolver engine with a
+// few lines (docs/fdb-integration.md):
+//
+//     fdbresolver::ConflictSet* cs = fdbresolver::newConflictSet(config);
+//     ...
+//     fdbresolver::ConflictBatch batch(cs, &conflictingKeyRangeMap);
+//     for (auto& tr : req.transactions) batch.addTransaction(tr, newOldestVersion);
+//     batch.detectConflicts(req.version, newOldestVersion, commitList, &tooOldList);
+//     ...
+//     fdbresolver::destroyConflictSet(cs);
+//
+// addTransaction is a template over the transaction type and reads FoundationDB's
+// CommitTransactionRef member names (read_snapshot, read_conflict_ranges, write_conflict_ranges,
+// report_conflicting_keys; each range has begin/end exposing begin() and size()), so FDB's own
+// types fit with no conversion code. Like FDB's ConflictBatch it keeps pointers to the key bytes:
+// they must stay valid until detectConflicts returns. The batch crosses into the JVM once, in
+// detectConflicts; failures throw fdbresolver::Error (or come back as a status from
+// tryDetectConflicts), and a failed batch changes no state.
+//
+// Threads: one batch at a time per ConflictSet, as in FDB's Resolver. A ConflictSet may be used from
+// any thread (threads are attached to the JVM automatically); concurrent calls on one ConflictSet
+// are serialized by the library, but building two batches at once on one ConflictSet is not allowed.
+#ifndef FDBRESOLVER_HPP
+#define FDBRESOLVER_HPP
+
+#include "fdbresolver.h"
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace fdbresolver {
+
+/** A failed call: the library's status and message. */
+class Error : public std::runtime_error {
+public:
+    Error(fdbr_status status, const std::string& message)
+      : std::runtime_error(std::string(fdbr_status_name(status)) + ": " + message), status_(status) {}
+    fdbr_status status() const { return status_; }
+
+private:
+    fdbr_status status_;
+};
+
+/** How to open a conflict set (fdbr_config with owned strings). */
+struct Config {
+    /** Engine jar and dependencies, ':'-separated, "dir/\*" allowed; empty: $FDBRESOLVER_CLASS_PATH. */
+    std::string classPath;
+    /** JVM options, e.g. "-Xmx4g"; used only by the call that starts the process's JVM. */
+    std::vector<std::string> jvmOptions;
+    /** Keep the JVM's SIGINT/SIGTERM/SIGHUP/SIGQUIT handlers (no -Xrs). */
+    bool keepJvmSignalHandlers = false;
+    /** Engine name; empty: the engine's default. */
+    std::string engine;
+    /** History memory budget in bytes; 0: the default. */
+    int64_t memoryBudgetBytes = 0;
+    /** Longest key accepted; 0: the default. */
+    int32_t maxKeyBytes = 0;
+    /** Engine options, "name=value". */
+    std::vector<std::string> engineOptions;
+
+    /** Reads FDBRESOLVER_ENGINE and FDBRESOLVER_JVM_OPTIONS (space-separated); class path from
+     * FDBRESOLVER_CLASS_PATH (read by the library). */
+    static Config fromEnvironment() {
+        Config c;
+        if (const char* e = std::getenv("FDBRESOLVER_ENGINE")) c.engine = e;
+        if (const char* o = std::getenv("FDBRESOLVER_JVM_OPTIONS")) {
+            std::string all = o;
+            size_t i = 0;
+            while (i < all.size()) {
+                size_t j = all.find(' ', i);
+                if (j == std::string::npos) j = all.size();
+                if (j > i) c.jvmOptions.push_back(all.substr(i, j - i));
+                i = j + 1;
+            }
+        }
+        return c;
+    }
+};
+
+/** A resolver's conflict set, backed by the Java engine. Create with newConflictSet. */
+struct ConflictSet {
+    fdbr_resolver* resolver = nullptr;
+    // Batch tables reused from batch to batch: the memory that crosses into the JVM.
+    std::vector<fdbr_transaction> transactions;
+    std::vector<fdbr_range> ranges;
+    bool batchOpen = false;
+};
+
+inline void check(fdbr_status status) {
+    if (status != FDBR_OK) throw Error(status, fdbr_last_error());
+}
+
+/** Opens a conflict set (starting the process's JVM on first use). Throws Error on failure. */
+inline ConflictSet* newConflictSet(const Config& config = Config::fromEnvironment()) {
+    std::vector<const char*> jvm, engine;
+    for (const auto& s : config.jvmOptions) jvm.push_back(s.c_str());
+    for (const auto& s : config.engineOptions) engine.push_back(s.c_str());
+    fdbr_config c;
+    fdbr_config_init(&c);
+    c.class_path = config.classPath.empty() ? nullptr : config.classPath.c_str();
+    c.jvm_options = jvm.data();
+    c.jvm_option_count = static_cast<uint32_t>(jvm.size());
+    c.keep_jvm_signal_handlers = config.keepJvmSignalHandlers ? 1 : 0;
+    c.engine = config.engine.empty() ? nullptr : config.engine.c_str();
+    c.memory_budget_bytes = config.memoryBudgetBytes;
+    c.max_key_bytes = config.maxKeyBytes;
+    c.engine_options = engine.data();
+    c.engine_option_count = static_cast<uint32_t>(engine.size());
+    ConflictSet* cs = new ConflictSet();
+    fdbr_status status = fdbr_open(&c, &cs->resolver);
+    if (status != FDBR_OK) {
+        delete cs;
+        throw Error(status, fdbr_last_error());
+    }
+    return cs;
+}
+
+/** Forgets the history; reads older than version are too old from now on. */
+inline void clearConflictSet(ConflictSet* cs, int64_t version) {
+    check(fdbr_clear(cs->resolver, version));
+}
+
+/** Closes the conflict set (the JVM stays for later ones). */
+inline void destroyConflictSet(ConflictSet* cs) {
+    if (cs == nullptr) return;
+    fdbr_status status = fdbr_close(cs->resolver);
+    delete cs;
+    check(status);
+}
+
+/** The conflict set's counters (history bytes, retained version, phase and bridge times). */
+inline fdbr_stats getStats(ConflictSet* cs) {
+    fdbr_stats s;
+    check(fdbr_get_stats(cs->resolver, &s));
+    return s;
+}
+
+/** One batch, as FoundationDB's ConflictBatch: addTransaction for each, then detectConflicts. */
+class ConflictBatch {
+public:
+    /** FoundationDB's values, which go over the wire in ResolveTransactionBatchReply::committed. */
+    enum TransactionCommitResult {
+        TransactionConflict = 0,
+        TransactionTooOld,
+        TransactionTenantFailure,
+        TransactionCommitted,
+    };
+
+    explicit ConflictBatch(ConflictSet* cs, std::map<int, std::vector<int>>* conflictingKeyRangeMap = nullptr)
+      : cs_(cs), conflictingKeyRangeMap_(conflictingKeyRangeMap) {
+        if (cs_->batchOpen) {
+            throw Error(FDBR_INVALID_ARGUMENT, "a batch is already being built on this conflict set (one at a time)");
+        }
+        cs_->transactions.clear();
+        cs_->ranges.clear();
+        cs_->batchOpen = true;
+    }
+    ~ConflictBatch() { cs_->batchOpen = false; }
+    ConflictBatch(const ConflictBatch&) = delete;
+    ConflictBatch& operator=(const ConflictBatch&) = delete;
+
+    /** Adds one transaction; its key bytes must stay valid until detectConflicts returns. */
+    template <class Transaction>
+    void addTransaction(const Transaction& tr, int64_t newOldestVersion) {
+        if (cs_->transactions.empty()) {
+            newOldestVersion_ = newOldestVersion;
+        } else if (newOldestVersion != newOldestVersion_) {
+            mixedOldestVersions_ = true;
+        }
+        fdbr_transaction t;
+        t.read_snapshot = tr.read_snapshot;
+        t.read_count = static_cast<uint32_t>(tr.read_conflict_ranges.size());
+        t.write_count = static_cast<uint32_t>(tr.write_conflict_ranges.size());
+        t.flags = tr.report_conflicting_keys ? FDBR_REPORT_CONFLICTING_KEYS : 0u;
+        t.reserved = 0;
+        cs_->transactions.push_back(t);
+        for (const auto& r : tr.read_conflict_ranges) addRange(r.begin, r.end);
+        for (const auto& r : tr.write_conflict_ranges) addRange(r.begin, r.end);
+    }
+
+    /**
+     * Decides the batch at commit version now. nonConflicting gets the committed transactions'
+     * indices, tooOldTransactions (if given) the too-old ones; the conflicting-key-range map (if
+     * given to the constructor) gets, for each reporting transaction that conflicted, its
+     * conflicting read-range indices. Throws Error on failure; the conflict set is then unchanged.
+     */
+    void detectConflicts(int64_t now, int64_t newOldestVersion, std::vector<int>& nonConflicting,
+                         std::vector<int>* tooOldTransactions = nullptr) {
+        fdbr_status status = tryDetectConflicts(now, newOldestVersion, nonConflicting, tooOldTransactions);
+        if (status != FDBR_OK) throw Error(status, error_);
+    }
+
+    /** detectConflicts without exceptions: the status, with lastError() on failure. */
+    fdbr_status tryDetectConflicts(int64_t now, int64_t newOldestVersion, std::vector<int>& nonConflicting,
+                                   std::vector<int>* tooOldTransactions = nullptr) {
+        if (mixedOldestVersions_ || (!cs_->transactions.empty() && newOldestVersion != newOldestVersion_)) {
+            error_ = "addTransaction's newOldestVersion must equal detectConflicts' for every transaction";
+            return FDBR_INVALID_ARGUMENT;
+        }
+        fdbr_status status = fdbr_resolve(cs_->resolver, now, newOldestVersion, cs_->transactions.data(),
+                                          static_cast<uint32_t>(cs_->transactions.size()), cs_->ranges.data(),
+                                          static_cast<uint32_t>(cs_->ranges.size()), &result_);
+        if (status != FDBR_OK) {
+            error_ = fdbr_last_error();
+            return status;
+        }
+        for (uint32_t t = 0; t < result_.transaction_count; t++) {
+            uint8_t d = result_.decisions[t];
+            if (d == FDBR_COMMIT) {
+                nonConflicting.push_back(static_cast<int>(t));
+            } else if (d == FDBR_TOO_OLD && tooOldTransactions != nullptr) {
+                tooOldTransactions->push_back(static_cast<int>(t));
+            }
+        }
+        if (conflictingKeyRangeMap_ != nullptr) {
+            for (uint32_t i = 0; i < result_.conflicting_count; i++) {
+                std::vector<int>& reads = (*conflictingKeyRangeMap_)[static_cast<int>(result_.conflicting_transactions[i])];
+                reads.assign(result_.conflicting_reads + result_.conflicting_read_starts[i],
+                             result_.conflicting_reads + result_.conflicting_read_starts[i + 1]);
+            }
+        }
+        return FDBR_OK;
+    }
+
+    /**
+     * Calls sink(int transaction, const uint32_t* readIndices, size_t count) for each reporting
+     * transaction that conflicted in the last detectConflicts, ascending: for hosts whose map is not a
+     * std::map<int, std::vector<int>> (FDB's reply holds VectorRef<int>s in its arena).
+     */
+    template <class Sink>
+    void forEachConflictingKeyRange(Sink&& sink) const {
+        for (uint32_t i = 0; i < result_.conflicting_count; i++) {
+            uint32_t start = result_.conflicting_read_starts[i];
+            sink(static_cast<int>(result_.conflicting_transactions[i]), result_.conflicting_reads + start,
+                 static_cast<size_t>(result_.conflicting_read_starts[i + 1] - start));
+        }
+    }
+
+    /** The raw decisions of the last detectConflicts (valid until the conflict set's next call). */
+    const fdbr_result& result() const { return result_; }
+
+    /** Why the last tryDetectConflicts failed. */
+    const std::string& lastError() const { return error_; }
+
+    int transactionCount() const { return static_cast<int>(cs_->transactions.size()); }
+
+private:
+    template <class Key>
+    void addRange(const Key& begin, const Key& end) {
+        fdbr_range r;
+        r.begin = reinterpret_cast<const uint8_t*>(begin.begin());
+        r.end = reinterpret_cast<const uint8_t*>(end.begin());
+        r.begin_length = static_cast<uint32_t>(begin.size());
+        r.end_length = static_cast<uint32_t>(end.size());
+        // A begin that is a prefix of the end (a point range [k, k\0)) shares the end's bytes, so
+        // the bridge copies them once.
+        if (r.begin_length <= r.end_length && (r.begin_length == 0 || std::memcmp(r.begin, r.end, r.begin_length) == 0)) {
+            r.begin = r.end;
+        }
+        cs_->ranges.push_back(r);
+    }
+
+    ConflictSet* cs_;
+    std::map<int, std::vector<int>>* conflictingKeyRangeMap_;
+    int64_t newOldestVersion_ = 0;
+    bool mixedOldestVersions_ = false;
+    fdbr_result result_{};
+    std::string error_;
+};
+
+}  // namespace fdbresolver
+
+#endif  // FDBRESOLVER_HPP

@@ -1,0 +1,188 @@
+package org.fdbresolver.bridge;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+import org.fdbresolver.api.BatchResult;
+import org.fdbresolver.api.ConflictBatch;
+import org.fdbresolver.api.ConflictSet;
+import org.fdbresolver.api.ConflictSetConfig;
+import org.fdbresolver.api.ConflictSetStats;
+import org.fdbresolver.api.InvalidBatchException;
+import org.fdbresolver.api.Phase;
+
+/**
+ * The one class that native code calls (libfdbresolver, {@code fdbresolver.h}): {@link #open} makes a
+ * resolver, and its instance methods resolve a batch, clear, read statistics and close. Each call
+ * returns a status code and never throws: an exception becomes {@link #INVALID_BATCH} or
+ * {@link #ENGINE_ERROR} with its message written, NUL-terminated UTF-8, into the caller's message buffer.
+ * The native side still checks for a pending exception after every call, for what escapes even this
+ * (an error while formatting the message).
+ *
+ * <p>Not thread-safe: the native library serializes the calls on one resolver.
+ */
+public final class NativeResolver {
+    /** Status codes; the same values as {@code fdbr_status}. */
+    static final int OK = 0;
+    static final int INVALID_BATCH = 1;
+    static final int ENGINE_ERROR = 2;
+    static final int INVALID_ARGUMENT = 3;
+
+    /** Offsets in {@code fdbr_stats}; {@code resolve_nanos} (offset 48) is the native side's. */
+    static final int STATS_BATCHES = 0;
+    static final int STATS_TRANSACTIONS = 8;
+    static final int STATS_HISTORY_BYTES = 16;
+    static final int STATS_MEMORY_BUDGET = 24;
+    static final int STATS_RETAINED_VERSION = 32;
+    static final int STATS_ENGINE_NANOS = 40;
+    static final int STATS_PHASE_NANOS = 56;
+    static final int STATS_BYTES = STATS_PHASE_NANOS + 8 * 6;
+
+    private static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED;
+
+    private final ConflictSet conflictSet;
+    private final ConflictBatch batch;
+    private final NativeBatch layout = new NativeBatch();
+    private final int maxKeyBytes;
+    private long batchesResolved;
+    private long engineNanos;
+
+    private NativeResolver(ConflictSet conflictSet) {
+        this.conflictSet = conflictSet;
+        this.batch = conflictSet.newBatch();
+        this.maxKeyBytes = conflictSet.config().maxKeyBytes();
+    }
+
+    /**
+     * Opens a conflict set. {@code engine} null, {@code memoryBudgetBytes <= 0} and {@code maxKeyBytes <= 0}
+     * mean the defaults; {@code options} is "name=value" lines joined by '\n' (or null).
+     *
+     * @return the resolver, or null with the status at {@code statusAddress} and the message written
+     */
+    static NativeResolver open(String engine, long memoryBudgetBytes, int maxKeyBytes, String options,
+                               long statusAddress, long messageAddress, int messageCapacity) {
+        MemorySegment status = MemorySegment.ofAddress(statusAddress).reinterpret(4);
+        try {
+            ConflictSetConfig.Builder config = ConflictSetConfig.builder();
+            if (engine != null) {
+                config.engine(engine);
+            }
+            if (memoryBudgetBytes > 0) {
+                config.memoryBudgetBytes(memoryBudgetBytes);
+            }
+            if (maxKeyBytes > 0) {
+                config.maxKeyBytes(maxKeyBytes);
+            }
+            if (options != null && !options.isEmpty()) {
+                for (String line : options.split("\n")) {
+                    int eq = line.indexOf('=');
+                    if (eq <= 0) {
+                        throw new IllegalArgumentException("engine option '" + line + "' is not name=value");
+                    }
+                    config.option(line.substring(0, eq), line.substring(eq + 1));
+                }
+            }
+            NativeResolver resolver = new NativeResolver(ConflictSet.open(config.build()));
+            status.set(ValueLayout.JAVA_INT, 0, OK);
+            return resolver;
+        } catch (IllegalArgumentException e) {
+            status.set(ValueLayout.JAVA_INT, 0, INVALID_ARGUMENT);
+            writeMessage(e.getMessage(), messageAddress, messageCapacity);
+        } catch (Throwable e) {
+            status.set(ValueLayout.JAVA_INT, 0, ENGINE_ERROR);
+            writeMessage(describe(e), messageAddress, messageCapacity);
+        }
+        return null;
+    }
+
+    /** Resolves one batch; see {@link NativeBatch} for the memory it reads and writes. */
+    int resolve(long now, long newOldestVersion, long txnAddress, int transactionCount, long rangeAddress,
+                int rangeCount, long outAddress, long outCapacity, long messageAddress, int messageCapacity) {
+        try {
+            layout.read(batch, txnAddress, transactionCount, rangeAddress, rangeCount, maxKeyBytes,
+                    batchesResolved, now);
+            long start = System.nanoTime();
+            BatchResult result = batch.detectConflicts(now, newOldestVersion);
+            long nanos = System.nanoTime() - start;
+            layout.write(result, outAddress, outCapacity, nanos);
+            engineNanos += nanos;
+            batchesResolved++;
+            return OK;
+        } catch (InvalidBatchException e) {
+            writeMessage(e.getMessage(), messageAddress, messageCapacity);
+            return INVALID_BATCH;
+        } catch (IllegalArgumentException e) {
+            writeMessage(e.getMessage(), messageAddress, messageCapacity);
+            return INVALID_ARGUMENT;
+        } catch (Throwable e) {
+            writeMessage(describe(e), messageAddress, messageCapacity);
+            return ENGINE_ERROR;
+        }
+    }
+
+    int clear(long version, long messageAddress, int messageCapacity) {
+        try {
+            conflictSet.clear(version);
+            return OK;
+        } catch (Throwable e) {
+            writeMessage(describe(e), messageAddress, messageCapacity);
+            return ENGINE_ERROR;
+        }
+    }
+
+    /** Writes {@code fdbr_stats} except {@code resolve_nanos}, which the native side keeps. */
+    int stats(long outAddress, long messageAddress, int messageCapacity) {
+        try {
+            ConflictSetStats stats = conflictSet.stats();
+            MemorySegment out = MemorySegment.ofAddress(outAddress).reinterpret(STATS_BYTES);
+            out.set(I64, STATS_BATCHES, stats.batches());
+            out.set(I64, STATS_TRANSACTIONS, stats.transactions());
+            out.set(I64, STATS_HISTORY_BYTES, stats.historyBytes());
+            out.set(I64, STATS_MEMORY_BUDGET, stats.memoryBudgetBytes());
+            out.set(I64, STATS_RETAINED_VERSION, stats.retainedVersion());
+            out.set(I64, STATS_ENGINE_NANOS, engineNanos);
+            for (Phase p : Phase.values()) {
+                out.set(I64, STATS_PHASE_NANOS + 8L * p.ordinal(), stats.phaseNanos(p));
+            }
+            return OK;
+        } catch (Throwable e) {
+            writeMessage(describe(e), messageAddress, messageCapacity);
+            return ENGINE_ERROR;
+        }
+    }
+
+    int close(long messageAddress, int messageCapacity) {
+        try {
+            conflictSet.close();
+            return OK;
+        } catch (Throwable e) {
+            writeMessage(describe(e), messageAddress, messageCapacity);
+            return ENGINE_ERROR;
+        }
+    }
+
+    /** The exception's class and message, and where it was thrown: enough for a host's log line. */
+    static String describe(Throwable e) {
+        StringBuilder sb = new StringBuilder(e.toString());
+        StackTraceElement[] trace = e.getStackTrace();
+        if (trace.length > 0) {
+            sb.append(" (at ").append(trace[0]).append(')');
+        }
+        return sb.toString();
+    }
+
+    /** Writes {@code message} as NUL-terminated UTF-8, cut to fit {@code capacity} bytes. */
+    static void writeMessage(String message, long address, int capacity) {
+        if (address == 0 || capacity <= 0) {
+            return;
+        }
+        byte[] bytes = String.valueOf(message).getBytes(StandardCharsets.UTF_8);
+        int n = Math.min(bytes.length, capacity - 1);
+        while (n > 0 && n < bytes.length && (bytes[n] & 0xC0) == 0x80) {
+            n--; // do not cut a multi-byte character in half
+        }
+        MemorySegment out = MemorySegment.ofAddress(address).reinterpret(capacity);
+        MemorySegment.copy(bytes, 0, out, ValueLayout.JAVA_BYTE, 0, n);
+        out.set(ValueLayout.JAVA_BYTE, n, (byte) 0);
+    }
+}

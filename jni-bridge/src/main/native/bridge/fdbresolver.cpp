@@ -1,0 +1,590 @@
+// libfdbresolver: the C ABI of fdbresolver.h over a JVM embedded with the JNI invocation API.
+//
+// One JVM per process, created by the first fdbr_open (or found with JNI_GetCreatedJavaVMs); the
+// Java class org.fdbresolver.bridge.NativeResolver receives every call. Class and method references
+// are looked up once. A batch crosses into Java once: the host's transaction and range tables are
+// read in place by the Java flyweight NativeBatch (layout: docs/bridge-layout.md), and the decisions
+// come back in an output buffer each resolver owns and reuses. Every JNI call is followed by an
+// exception check, so -Xcheck:jni stays silent and no Java exception reaches the host.
+
+#include "fdbresolver.h"
+
+#include <jni.h>
+#include <pthread.h>
+#include <dirent.h>
+#include <time.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <new>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr int kMessageCapacity = 4096;
+constexpr const char* kResolverClassName = "org.fdbresolver.bridge.NativeResolver";
+
+thread_local std::string t_lastError;
+
+fdbr_status fail(fdbr_status status, std::string message) {
+    t_lastError = std::move(message);
+    return status;
+}
+
+int64_t monotonicNanos() {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+/** The process-wide JVM and the references cached once. */
+struct Jvm {
+    std::mutex mutex;  // guards start-up only
+    bool ready = false;
+    JavaVM* vm = nullptr;
+    pthread_key_t detachKey;
+    jclass resolverClass = nullptr;  // global ref
+    jmethodID open = nullptr;
+    jmethodID resolve = nullptr;
+    jmethodID clear = nullptr;
+    jmethodID stats = nullptr;
+    jmethodID close = nullptr;
+    jmethodID throwableToString = nullptr;
+};
+
+Jvm g_jvm;
+
+/** Thread-exit hook: a thread the bridge attached is detached when it ends. */
+void detachThread(void*) {
+    if (g_jvm.vm != nullptr) {
+        g_jvm.vm->DetachCurrentThread();
+    }
+}
+
+/**
+ * If a Java exception is pending, clears it, puts its description into *message and returns true.
+ * Deletes every local reference it makes: an attached native thread never returns to Java, so local
+ * references would otherwise pile up.
+ */
+bool takeException(JNIEnv* env, std::string* message) {
+    if (!env->ExceptionCheck()) {
+        return false;
+    }
+    jthrowable thrown = env->ExceptionOccurred();
+    env->ExceptionClear();
+    std::string text = "a Java exception";
+    if (thrown != nullptr && g_jvm.throwableToString != nullptr) {
+        jstring s = static_cast<jstring>(env->CallObjectMethod(thrown, g_jvm.throwableToString));
+        if (env->ExceptionCheck()) {
+            env->ExceptionClear();
+        } else if (s != nullptr) {
+            const char* chars = env->GetStringUTFChars(s, nullptr);
+            if (env->ExceptionCheck()) {
+                env->ExceptionClear();
+            } else if (chars != nullptr) {
+                text = chars;
+                env->ReleaseStringUTFChars(s, chars);
+            }
+            env->DeleteLocalRef(s);
+        }
+    }
+    if (thrown != nullptr) {
+        env->DeleteLocalRef(thrown);
+    }
+    *message = text;
+    return true;
+}
+
+/** The calling thread's JNIEnv, attaching the thread (as a daemon) on its first call. */
+fdbr_status threadEnv(JNIEnv** env) {
+    jint rc = g_jvm.vm->GetEnv(reinterpret_cast<void**>(env), JNI_VERSION_10);
+    if (rc == JNI_OK) {
+        return FDBR_OK;
+    }
+    if (rc != JNI_EDETACHED) {
+        return fail(FDBR_JVM_ERROR, "JNI GetEnv failed with " + std::to_string(rc));
+    }
+    JavaVMAttachArgs args{JNI_VERSION_10, const_cast<char*>("fdbresolver-host"), nullptr};
+    rc = g_jvm.vm->AttachCurrentThreadAsDaemon(reinterpret_cast<void**>(env), &args);
+    if (rc != JNI_OK) {
+        return fail(FDBR_JVM_ERROR, "cannot attach this thread to the JVM (JNI error " + std::to_string(rc) + ")");
+    }
+    pthread_setspecific(g_jvm.detachKey, reinterpret_cast<void*>(1));
+    return FDBR_OK;
+}
+
+/** Expands class path entries "dir/\*" to the jars in dir (sorted), as the java launcher does. */
+std::string expandClassPath(const std::string& classPath) {
+    std::string out;
+    size_t start = 0;
+    while (start <= classPath.size()) {
+        size_t end = classPath.find(':', start);
+        if (end == std::string::npos) {
+            end = classPath.size();
+        }
+        std::string entry = classPath.substr(start, end - start);
+        std::vector<std::string> parts;
+        if (entry.size() >= 2 && entry.compare(entry.size() - 2, 2, "/*") == 0) {
+            std::string dir = entry.substr(0, entry.size() - 1);
+            if (DIR* d = opendir(dir.c_str())) {
+                while (dirent* e = readdir(d)) {
+                    std::string name = e->d_name;
+                    if (name.size() > 4 && (name.compare(name.size() - 4, 4, ".jar") == 0 ||
+                                            name.compare(name.size() - 4, 4, ".JAR") == 0)) {
+                        parts.push_back(dir + name);
+                    }
+                }
+                closedir(d);
+            }
+            std::sort(parts.begin(), parts.end());
+        } else if (entry == "*") {
+            // "*" alone: every jar in the working directory.
+            if (DIR* d = opendir(".")) {
+                while (dirent* e = readdir(d)) {
+                    std::string name = e->d_name;
+                    if (name.size() > 4 && name.compare(name.size() - 4, 4, ".jar") == 0) {
+                        parts.push_back(name);
+                    }
+                }
+                closedir(d);
+            }
+            std::sort(parts.begin(), parts.end());
+        } else if (!entry.empty()) {
+            parts.push_back(entry);
+        }
+        for (const std::string& p : parts) {
+            if (!out.empty()) {
+                out += ':';
+            }
+            out += p;
+        }
+        start = end + 1;
+    }
+    return out;
+}
+
+fdbr_status lookUpMethod(JNIEnv* env, jclass cls, bool isStatic, const char* name, const char* signature,
+                         jmethodID* out) {
+    *out = isStatic ? env->GetStaticMethodID(cls, name, signature) : env->GetMethodID(cls, name, signature);
+    std::string message;
+    if (takeException(env, &message) || *out == nullptr) {
+        return fail(FDBR_JVM_ERROR, std::string("the bridge class lacks ") + name + signature +
+                                        " (engine jar and libfdbresolver from different builds?): " + message);
+    }
+    return FDBR_OK;
+}
+
+/**
+ * Loads the bridge class through the system class loader. Not FindClass: its loader depends on the
+ * Java frames below the call, which in a JVM the host started itself (a Java program calling in
+ * through FFM, say) may belong to the boot loader, which cannot see the engine.
+ */
+jclass loadBridgeClass(JNIEnv* env, std::string* message) {
+    jclass loaderClass = env->FindClass("java/lang/ClassLoader");
+    if (takeException(env, message) || loaderClass == nullptr) {
+        return nullptr;
+    }
+    jclass result = nullptr;
+    jmethodID getSystem = env->GetStaticMethodID(loaderClass, "getSystemClassLoader", "()Ljava/lang/ClassLoader;");
+    jmethodID loadClass = getSystem == nullptr || env->ExceptionCheck()
+                              ? nullptr
+                              : env->GetMethodID(loaderClass, "loadClass", "(Ljava/lang/String;)Ljava/lang/Class;");
+    if (!takeException(env, message) && getSystem != nullptr && loadClass != nullptr) {
+        jobject loader = env->CallStaticObjectMethod(loaderClass, getSystem);
+        if (!takeException(env, message) && loader != nullptr) {
+            jstring name = env->NewStringUTF(kResolverClassName);
+            if (!takeException(env, message) && name != nullptr) {
+                result = static_cast<jclass>(env->CallObjectMethod(loader, loadClass, name));
+                if (takeException(env, message)) {
+                    result = nullptr;
+                }
+                env->DeleteLocalRef(name);
+            }
+            env->DeleteLocalRef(loader);
+        }
+    }
+    env->DeleteLocalRef(loaderClass);
+    return result;
+}
+
+/** Creates or finds the JVM and caches the bridge class and its methods; once per process. */
+fdbr_status startJvm(const fdbr_config* config) {
+    std::lock_guard<std::mutex> lock(g_jvm.mutex);
+    if (g_jvm.ready) {
+        return FDBR_OK;
+    }
+    std::string classPath;
+    if (g_jvm.vm == nullptr) {
+        bool created = false;
+        JavaVM* existing[1];
+        jsize count = 0;
+        if (JNI_GetCreatedJavaVMs(existing, 1, &count) == JNI_OK && count > 0) {
+            g_jvm.vm = existing[0];  // the host (or a Java launcher) made one: share it
+        } else {
+            const char* configured = config->class_path;
+            if (configured == nullptr) {
+                configured = std::getenv("FDBRESOLVER_CLASS_PATH");
+            }
+            if (configured == nullptr || *configured == '\0') {
+                return fail(FDBR_INVALID_ARGUMENT,
+                            "no class path for the engine: set fdbr_config.class_path or FDBRESOLVER_CLASS_PATH "
+                            "(e.g. jni-bridge/target/fdbresolver-jni-bridge.jar:jni-bridge/target/lib/*)");
+            }
+            classPath = expandClassPath(configured);
+            std::vector<std::string> texts;
+            texts.push_back("-Djava.class.path=" + classPath);
+            if (!config->keep_jvm_signal_handlers) {
+                texts.push_back("-Xrs");
+            }
+            texts.push_back("--enable-native-access=ALL-UNNAMED");
+            for (uint32_t i = 0; i < config->jvm_option_count; i++) {
+                if (config->jvm_options[i] != nullptr) {
+                    texts.push_back(config->jvm_options[i]);
+                }
+            }
+            std::vector<JavaVMOption> options(texts.size());
+            for (size_t i = 0; i < texts.size(); i++) {
+                options[i].optionString = const_cast<char*>(texts[i].c_str());
+                options[i].extraInfo = nullptr;
+            }
+            JavaVMInitArgs args;
+            args.version = JNI_VERSION_10;
+            args.nOptions = static_cast<jint>(options.size());
+            args.options = options.data();
+            args.ignoreUnrecognized = JNI_FALSE;
+            JavaVM* vm = nullptr;
+            JNIEnv* env = nullptr;
+            jint rc = JNI_CreateJavaVM(&vm, reinterpret_cast<void**>(&env), &args);
+            if (rc != JNI_OK) {
+                return fail(FDBR_JVM_ERROR, "JNI_CreateJavaVM failed with " + std::to_string(rc) +
+                                                " (check the JVM options; a process can create only one JVM)");
+            }
+            g_jvm.vm = vm;
+            created = true;
+        }
+        if (pthread_key_create(&g_jvm.detachKey, detachThread) != 0) {
+            return fail(FDBR_JVM_ERROR, "pthread_key_create failed");
+        }
+        if (created) {
+            // JNI_CreateJavaVM attached this thread; let it detach at exit like the threads we attach.
+            // (A thread the host attached itself is left to the host.)
+            pthread_setspecific(g_jvm.detachKey, reinterpret_cast<void*>(1));
+        }
+    }
+    JNIEnv* env = nullptr;
+    fdbr_status status = threadEnv(&env);
+    if (status != FDBR_OK) {
+        return status;
+    }
+
+    std::string message;
+    jclass throwable = env->FindClass("java/lang/Throwable");
+    if (takeException(env, &message) || throwable == nullptr) {
+        return fail(FDBR_JVM_ERROR, "cannot find java.lang.Throwable: " + message);
+    }
+    g_jvm.throwableToString = env->GetMethodID(throwable, "toString", "()Ljava/lang/String;");
+    env->DeleteLocalRef(throwable);
+    if (takeException(env, &message) || g_jvm.throwableToString == nullptr) {
+        return fail(FDBR_JVM_ERROR, "cannot find Throwable.toString: " + message);
+    }
+    jclass local = loadBridgeClass(env, &message);
+    if (local == nullptr) {
+        return fail(FDBR_JVM_ERROR,
+                    std::string("the engine class ") + kResolverClassName + " is not on the JVM's class path [" +
+                        (classPath.empty() ? std::string("the running JVM's own") : classPath) + "] (" + message +
+                        "): put fdbresolver-jni-bridge.jar and its dependencies (jni-bridge/target/lib/*) on "
+                        "fdbr_config.class_path or FDBRESOLVER_CLASS_PATH");
+    }
+    jclass cls = static_cast<jclass>(env->NewGlobalRef(local));
+    env->DeleteLocalRef(local);
+    if (takeException(env, &message) || cls == nullptr) {
+        return fail(FDBR_JVM_ERROR, "NewGlobalRef failed: " + message);
+    }
+    if ((status = lookUpMethod(env, cls, true, "open",
+                               "(Ljava/lang/String;JILjava/lang/String;JJI)Lorg/fdbresolver/bridge/NativeResolver;",
+                               &g_jvm.open)) != FDBR_OK ||
+        (status = lookUpMethod(env, cls, false, "resolve", "(JJJIJIJJJI)I", &g_jvm.resolve)) != FDBR_OK ||
+        (status = lookUpMethod(env, cls, false, "clear", "(JJI)I", &g_jvm.clear)) != FDBR_OK ||
+        (status = lookUpMethod(env, cls, false, "stats", "(JJI)I", &g_jvm.stats)) != FDBR_OK ||
+        (status = lookUpMethod(env, cls, false, "close", "(JI)I", &g_jvm.close)) != FDBR_OK) {
+        env->DeleteGlobalRef(cls);
+        return status;
+    }
+    g_jvm.resolverClass = cls;
+    g_jvm.ready = true;
+    return FDBR_OK;
+}
+
+/** NewStringUTF, or null for a null input; false (with *message) when Java threw. */
+bool javaString(JNIEnv* env, const char* text, jstring* out, std::string* message) {
+    *out = nullptr;
+    if (text == nullptr) {
+        return true;
+    }
+    *out = env->NewStringUTF(text);
+    if (takeException(env, message)) {
+        *out = nullptr;
+        return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+struct fdbr_resolver {
+    std::mutex mutex;  // serializes every call on this resolver
+    jobject java = nullptr;  // global ref to its NativeResolver
+    std::vector<uint64_t> output;  // decisions written by Java; 8-byte aligned, reused batch to batch
+    int64_t resolveNanos = 0;
+    char message[kMessageCapacity];
+};
+
+namespace {
+
+/** Runs a call that returns a Java status code, turning exceptions and codes into an fdbr_status. */
+fdbr_status finishCall(JNIEnv* env, fdbr_resolver* r, jint javaStatus, const char* what) {
+    std::string message;
+    if (takeException(env, &message)) {
+        return fail(FDBR_ENGINE_ERROR, std::string(what) + ": " + message);
+    }
+    if (javaStatus != FDBR_OK) {
+        if (javaStatus < FDBR_OK || javaStatus > FDBR_OUT_OF_MEMORY) {
+            javaStatus = FDBR_ENGINE_ERROR;
+        }
+        return fail(static_cast<fdbr_status>(javaStatus), r->message);
+    }
+    return FDBR_OK;
+}
+
+}  // namespace
+
+extern "C" {
+
+FDBR_API void fdbr_config_init(fdbr_config* config) {
+    if (config != nullptr) {
+        std::memset(config, 0, sizeof(*config));
+    }
+}
+
+FDBR_API fdbr_status fdbr_open(const fdbr_config* config, fdbr_resolver** out) {
+    try {
+        t_lastError.clear();
+        if (config == nullptr || out == nullptr) {
+            return fail(FDBR_INVALID_ARGUMENT, "fdbr_open: config and out must not be NULL");
+        }
+        *out = nullptr;
+        if ((config->jvm_option_count > 0 && config->jvm_options == nullptr) ||
+            (config->engine_option_count > 0 && config->engine_options == nullptr)) {
+            return fail(FDBR_INVALID_ARGUMENT, "fdbr_open: an option count is set but its array is NULL");
+        }
+        fdbr_status status = startJvm(config);
+        if (status != FDBR_OK) {
+            return status;
+        }
+        JNIEnv* env = nullptr;
+        if ((status = threadEnv(&env)) != FDBR_OK) {
+            return status;
+        }
+        std::string options;
+        for (uint32_t i = 0; i < config->engine_option_count; i++) {
+            if (config->engine_options[i] == nullptr) {
+                continue;
+            }
+            if (!options.empty()) {
+                options += '\n';
+            }
+            options += config->engine_options[i];
+        }
+        fdbr_resolver* r = new (std::nothrow) fdbr_resolver();
+        if (r == nullptr) {
+            return fail(FDBR_OUT_OF_MEMORY, "fdbr_open: out of memory");
+        }
+        r->message[0] = '\0';
+        std::string message;
+        jstring engine = nullptr;
+        jstring engineOptions = nullptr;
+        if (!javaString(env, config->engine, &engine, &message) ||
+            !javaString(env, options.empty() ? nullptr : options.c_str(), &engineOptions, &message)) {
+            if (engine != nullptr) {
+                env->DeleteLocalRef(engine);
+            }
+            delete r;
+            return fail(FDBR_ENGINE_ERROR, "fdbr_open: " + message);
+        }
+        jint javaStatus = FDBR_ENGINE_ERROR;
+        jobject local = env->CallStaticObjectMethod(
+            g_jvm.resolverClass, g_jvm.open, engine, static_cast<jlong>(config->memory_budget_bytes),
+            static_cast<jint>(config->max_key_bytes), engineOptions, reinterpret_cast<jlong>(&javaStatus),
+            reinterpret_cast<jlong>(r->message), static_cast<jint>(kMessageCapacity));
+        bool threw = takeException(env, &message);
+        if (engine != nullptr) {
+            env->DeleteLocalRef(engine);
+        }
+        if (engineOptions != nullptr) {
+            env->DeleteLocalRef(engineOptions);
+        }
+        if (threw || local == nullptr) {
+            if (local != nullptr) {
+                env->DeleteLocalRef(local);
+            }
+            std::string why = threw ? message : std::string(r->message);
+            fdbr_status s = threw || javaStatus == FDBR_OK ? FDBR_ENGINE_ERROR : static_cast<fdbr_status>(javaStatus);
+            delete r;
+            return fail(s, "fdbr_open: " + why);
+        }
+        r->java = env->NewGlobalRef(local);
+        env->DeleteLocalRef(local);
+        if (takeException(env, &message) || r->java == nullptr) {
+            delete r;
+            return fail(FDBR_JVM_ERROR, "fdbr_open: NewGlobalRef failed " + message);
+        }
+        *out = r;
+        return FDBR_OK;
+    } catch (const std::bad_alloc&) {
+        return fail(FDBR_OUT_OF_MEMORY, "fdbr_open: out of memory");
+    } catch (...) {
+        return fail(FDBR_JVM_ERROR, "fdbr_open: unexpected native exception");
+    }
+}
+
+FDBR_API fdbr_status fdbr_close(fdbr_resolver* r) {
+    t_lastError.clear();
+    if (r == nullptr) {
+        return FDBR_OK;
+    }
+    fdbr_status status = FDBR_OK;
+    {
+        std::lock_guard<std::mutex> lock(r->mutex);
+        JNIEnv* env = nullptr;
+        status = threadEnv(&env);
+        if (status == FDBR_OK) {
+            jint javaStatus = env->CallIntMethod(r->java, g_jvm.close, reinterpret_cast<jlong>(r->message),
+                                                 static_cast<jint>(kMessageCapacity));
+            status = finishCall(env, r, javaStatus, "fdbr_close");
+            env->DeleteGlobalRef(r->java);
+            r->java = nullptr;
+        }
+    }
+    delete r;
+    return status;
+}
+
+FDBR_API fdbr_status fdbr_resolve(fdbr_resolver* r, int64_t now, int64_t new_oldest_version,
+                                  const fdbr_transaction* transactions, uint32_t transaction_count,
+                                  const fdbr_range* ranges, uint32_t range_count, fdbr_result* result) {
+    t_lastError.clear();
+    if (r == nullptr || result == nullptr || (transactions == nullptr && transaction_count > 0) ||
+        (ranges == nullptr && range_count > 0)) {
+        return fail(FDBR_INVALID_ARGUMENT, "fdbr_resolve: NULL resolver, result or table");
+    }
+    if (transaction_count > INT32_MAX / 4 || range_count > INT32_MAX / 4) {
+        return fail(FDBR_INVALID_ARGUMENT, "fdbr_resolve: batch too large");
+    }
+    std::lock_guard<std::mutex> lock(r->mutex);
+    int64_t start = monotonicNanos();
+    // Worst case: every transaction reports and conflicts on every read (reads <= range_count).
+    uint64_t n = transaction_count;
+    uint64_t reportAt = (16 + n + 3) & ~uint64_t(3);
+    uint64_t capacity = reportAt + 4 * (n + (n + 1) + uint64_t(range_count));
+    try {
+        if (r->output.size() * 8 < capacity) {
+            r->output.resize(std::max<uint64_t>((capacity + 7) / 8, r->output.size() * 2));
+        }
+    } catch (const std::bad_alloc&) {
+        return fail(FDBR_OUT_OF_MEMORY, "fdbr_resolve: cannot allocate the output buffer");
+    }
+    JNIEnv* env = nullptr;
+    fdbr_status status = threadEnv(&env);
+    if (status != FDBR_OK) {
+        return status;
+    }
+    uint8_t* out = reinterpret_cast<uint8_t*>(r->output.data());
+    jint javaStatus = env->CallIntMethod(
+        r->java, g_jvm.resolve, static_cast<jlong>(now), static_cast<jlong>(new_oldest_version),
+        reinterpret_cast<jlong>(transactions), static_cast<jint>(transaction_count), reinterpret_cast<jlong>(ranges),
+        static_cast<jint>(range_count), reinterpret_cast<jlong>(out), static_cast<jlong>(r->output.size() * 8),
+        reinterpret_cast<jlong>(r->message), static_cast<jint>(kMessageCapacity));
+    status = finishCall(env, r, javaStatus, "fdbr_resolve");
+    if (status != FDBR_OK) {
+        r->resolveNanos += monotonicNanos() - start;
+        return status;
+    }
+    uint32_t conflicting;
+    std::memcpy(&conflicting, out, 4);
+    const uint32_t* report = reinterpret_cast<const uint32_t*>(out + reportAt);
+    result->decisions = out + 16;
+    result->transaction_count = transaction_count;
+    result->conflicting_count = conflicting;
+    result->conflicting_transactions = report;
+    result->conflicting_read_starts = report + conflicting;
+    result->conflicting_reads = report + 2 * conflicting + 1;
+    r->resolveNanos += monotonicNanos() - start;
+    return FDBR_OK;
+}
+
+FDBR_API fdbr_status fdbr_clear(fdbr_resolver* r, int64_t version) {
+    t_lastError.clear();
+    if (r == nullptr) {
+        return fail(FDBR_INVALID_ARGUMENT, "fdbr_clear: NULL resolver");
+    }
+    std::lock_guard<std::mutex> lock(r->mutex);
+    JNIEnv* env = nullptr;
+    fdbr_status status = threadEnv(&env);
+    if (status != FDBR_OK) {
+        return status;
+    }
+    jint javaStatus = env->CallIntMethod(r->java, g_jvm.clear, static_cast<jlong>(version),
+                                         reinterpret_cast<jlong>(r->message), static_cast<jint>(kMessageCapacity));
+    return finishCall(env, r, javaStatus, "fdbr_clear");
+}
+
+FDBR_API fdbr_status fdbr_get_stats(fdbr_resolver* r, fdbr_stats* out) {
+    t_lastError.clear();
+    if (r == nullptr || out == nullptr) {
+        return fail(FDBR_INVALID_ARGUMENT, "fdbr_get_stats: NULL resolver or output");
+    }
+    std::lock_guard<std::mutex> lock(r->mutex);
+    JNIEnv* env = nullptr;
+    fdbr_status status = threadEnv(&env);
+    if (status != FDBR_OK) {
+        return status;
+    }
+    fdbr_stats stats;
+    std::memset(&stats, 0, sizeof(stats));
+    jint javaStatus = env->CallIntMethod(r->java, g_jvm.stats, reinterpret_cast<jlong>(&stats),
+                                         reinterpret_cast<jlong>(r->message), static_cast<jint>(kMessageCapacity));
+    status = finishCall(env, r, javaStatus, "fdbr_get_stats");
+    if (status == FDBR_OK) {
+        stats.resolve_nanos = r->resolveNanos;
+        *out = stats;
+    }
+    return status;
+}
+
+FDBR_API const char* fdbr_last_error(void) {
+    return t_lastError.c_str();
+}
+
+FDBR_API const char* fdbr_status_name(fdbr_status status) {
+    switch (status) {
+        case FDBR_OK: return "FDBR_OK";
+        case FDBR_INVALID_BATCH: return "FDBR_INVALID_BATCH";
+        case FDBR_ENGINE_ERROR: return "FDBR_ENGINE_ERROR";
+        case FDBR_INVALID_ARGUMENT: return "FDBR_INVALID_ARGUMENT";
+        case FDBR_JVM_ERROR: return "FDBR_JVM_ERROR";
+        case FDBR_OUT_OF_MEMORY: return "FDBR_OUT_OF_MEMORY";
+    }
+    return "FDBR_UNKNOWN_STATUS";
+}
+
+}  // extern "C"
+
+static_assert(sizeof(fdbr_transaction) == 24, "fdbr_transaction layout is 24 bytes (docs/bridge-layout.md)");
+static_assert(sizeof(fdbr_range) == 24, "fdbr_range layout is 24 bytes (docs/bridge-layout.md)");
+static_assert(offsetof(fdbr_range, begin_length) == 16, "fdbr_range layout (docs/bridge-layout.md)");
+static_assert(offsetof(fdbr_transaction, flags) == 16, "fdbr_transaction layout (docs/bridge-layout.md)");
+static_assert(offsetof(fdbr_stats, resolve_nanos) == 48, "fdbr_stats layout (NativeResolver.STATS_*)");
+static_assert(offsetof(fdbr_stats, phase_nanos) == 56, "fdbr_stats layout (NativeResolver.STATS_*)");

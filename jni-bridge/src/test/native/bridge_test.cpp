@@ -1,0 +1,503 @@
+// Native tests of libfdbresolver through fdbresolver.hpp and fdbresolver.h, run by the JUnit test
+// NativeBridgeTest (in `./mvnw test`) with the engine class path in FDBRESOLVER_CLASS_PATH and JVM
+// options (-Xcheck:jni) in FDBRESOLVER_JVM_OPTIONS.
+//
+// usage: fdbresolver-bridge-test ENGINE [CASE...]   (no case: all). Prints "PASS name" or
+// "FAIL name: why" per case and "N passed, M failed"; exits non-zero on any failure.
+// ENGINE must decide correctly (TRACE.md); the test engines "test-throwing" (throws for marked
+// snapshots) and "test-brute" come from the jni-bridge test class path.
+
+#include "fdbresolver.hpp"
+
+#include <jni.h>
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+// ---- FDB-shaped test types: keys expose begin() (a byte pointer) and size() ----
+
+struct Key {
+    std::string bytes;
+    const uint8_t* begin() const { return reinterpret_cast<const uint8_t*>(bytes.data()); }
+    int size() const { return static_cast<int>(bytes.size()); }
+};
+
+struct Range {
+    Key begin;
+    Key end;
+};
+
+struct Transaction {
+    int64_t read_snapshot = 0;
+    std::vector<Range> read_conflict_ranges;
+    std::vector<Range> write_conflict_ranges;
+    bool report_conflicting_keys = false;
+};
+
+Range point(const std::string& k) { return Range{Key{k}, Key{k + std::string(1, '\0')}}; }
+Range range(const std::string& b, const std::string& e) { return Range{Key{b}, Key{e}}; }
+
+Transaction tx(int64_t snapshot, std::vector<Range> reads, std::vector<Range> writes, bool report = false) {
+    Transaction t;
+    t.read_snapshot = snapshot;
+    t.read_conflict_ranges = std::move(reads);
+    t.write_conflict_ranges = std::move(writes);
+    t.report_conflicting_keys = report;
+    return t;
+}
+
+struct TestBatch {
+    int64_t version;
+    int64_t oldest;
+    std::vector<Transaction> transactions;
+};
+
+/** Decisions of one batch as a string of '0' '1' '2', then "|t:r,r;..." for conflicting reads. */
+struct Outcome {
+    fdbr_status status = FDBR_OK;
+    std::string message;
+    std::string decisions;
+};
+
+Outcome resolve(fdbresolver::ConflictSet* cs, const TestBatch& b) {
+    Outcome o;
+    std::map<int, std::vector<int>> conflicting;
+    std::vector<int> commit, tooOld;
+    fdbresolver::ConflictBatch batch(cs, &conflicting);
+    for (const auto& t : b.transactions) batch.addTransaction(t, b.oldest);
+    o.status = batch.tryDetectConflicts(b.version, b.oldest, commit, &tooOld);
+    if (o.status != FDBR_OK) {
+        o.message = batch.lastError();
+        return o;
+    }
+    std::string d(b.transactions.size(), '1');
+    for (int t : commit) d[t] = '0';
+    for (int t : tooOld) d[t] = '2';
+    o.decisions = d;
+    for (const auto& e : conflicting) {
+        o.decisions += "|" + std::to_string(e.first) + ":";
+        for (int r : e.second) o.decisions += std::to_string(r) + ",";
+    }
+    return o;
+}
+
+std::string engineName;
+
+fdbresolver::ConflictSet* open(const std::string& engine = engineName) {
+    fdbresolver::Config c = fdbresolver::Config::fromEnvironment();
+    c.engine = engine;
+    return fdbresolver::newConflictSet(c);
+}
+
+/** A small history: writes at versions 10, 20, 30 on keys a..e, reads that see some of them. */
+std::vector<TestBatch> scenario() {
+    return {
+        {10, 0, {tx(5, {}, {point("a"), range("c", "e")}), tx(5, {point("b")}, {point("b")})}},
+        {20, 0, {tx(15, {point("a")}, {point("x")}, true), tx(5, {point("a"), point("z")}, {point("y")}, true),
+                 tx(12, {range("b", "d")}, {point("q")})}},
+        {30, 5, {tx(25, {point("x")}, {point("a")}), tx(3, {point("a")}, {}), tx(3, {}, {point("w")}),
+                 tx(25, {range("", "zz")}, {point("m")}, true), tx(29, {point("m")}, {})}},
+        {40, 10, {tx(10, {point("q"), point("a")}, {}, true), tx(35, {point("w")}, {point("w")})}},
+    };
+}
+
+// ---- a minimal test framework ----
+
+int passed = 0, failed = 0;
+
+struct Failure {
+    std::string why;
+};
+
+void expect(bool ok, const std::string& what) {
+    if (!ok) throw Failure{what};
+}
+
+void expectEqual(const std::string& actual, const std::string& expected, const std::string& what) {
+    if (actual != expected) throw Failure{what + ": got \"" + actual + "\", expected \"" + expected + "\""};
+}
+
+void run(const std::string& name, const std::function<void()>& body) {
+    try {
+        body();
+        std::printf("PASS %s\n", name.c_str());
+        passed++;
+    } catch (const Failure& f) {
+        std::printf("FAIL %s: %s\n", name.c_str(), f.why.c_str());
+        failed++;
+    } catch (const std::exception& e) {
+        std::printf("FAIL %s: exception %s\n", name.c_str(), e.what());
+        failed++;
+    }
+    std::fflush(stdout);
+}
+
+/** Decisions of the scenario's batches on a fresh conflict set, skipping none. */
+std::vector<std::string> control(const std::vector<TestBatch>& batches) {
+    fdbresolver::ConflictSet* cs = open();
+    std::vector<std::string> out;
+    for (const auto& b : batches) {
+        Outcome o = resolve(cs, b);
+        expect(o.status == FDBR_OK, "control batch failed: " + o.message);
+        out.push_back(o.decisions);
+    }
+    fdbresolver::destroyConflictSet(cs);
+    return out;
+}
+
+// ---- cases ----
+
+void decisionsMatchExpected() {
+    // Worked out by hand from TRACE.md's rules:
+    // batch 0: nothing to conflict with.
+    // batch 1: t1 (snapshot 5) reads a, written at 10 -> conflict, reporting read 0.
+    // batch 2: t1 snapshot 3 < oldest 5 with reads -> too old; t2 has no reads -> commit; t3 reads
+    //          ["", zz) and t0 committed a write on a earlier in the batch -> conflict, reporting its
+    //          first intra-batch read; t4 reads m, whose writer t3 conflicted -> commit.
+    // batch 3: t0 (snapshot 10) reads q (written 20) and a (written 30) -> conflict on both, reported.
+    std::vector<std::string> expected = {"00", "010|1:0,", "02010|3:0,", "10|0:0,1,"};
+    std::vector<std::string> got = control(scenario());
+    for (size_t i = 0; i < expected.size(); i++) {
+        expectEqual(got[i], expected[i], "batch " + std::to_string(i));
+    }
+}
+
+void javaExceptionBecomesStatus() {
+    std::vector<TestBatch> batches = scenario();
+    std::vector<std::string> expected = control(batches);
+    fdbresolver::ConflictSet* cs = open("test-throwing");
+    expectEqual(resolve(cs, batches[0]).decisions, expected[0], "batch 0");
+    // A RuntimeException inside the engine, mid-run.
+    TestBatch boom{15, 0, {tx(777777, {point("a")}, {point("zz")})}};
+    Outcome o = resolve(cs, boom);
+    expect(o.status == FDBR_ENGINE_ERROR, std::string("RuntimeException gave ") + fdbr_status_name(o.status));
+    expect(o.message.find("simulated engine failure") != std::string::npos, "message: " + o.message);
+    expect(o.message.find("IllegalStateException") != std::string::npos, "message names the class: " + o.message);
+    // An Error (not an Exception) too.
+    TestBatch error{16, 0, {tx(888888, {point("a")}, {point("zz")})}};
+    o = resolve(cs, error);
+    expect(o.status == FDBR_ENGINE_ERROR, std::string("Error gave ") + fdbr_status_name(o.status));
+    expect(o.message.find("StackOverflowError") != std::string::npos, "message: " + o.message);
+    // The following batches decide as if the failed ones never came.
+    for (size_t i = 1; i < batches.size(); i++) {
+        Outcome next = resolve(cs, batches[i]);
+        expect(next.status == FDBR_OK, "batch after the exception: " + next.message);
+        expectEqual(next.decisions, expected[i], "batch " + std::to_string(i) + " after the exception");
+    }
+    // The header's throwing form carries the status too.
+    try {
+        std::vector<int> commit;
+        fdbresolver::ConflictBatch b(cs);
+        b.addTransaction(tx(777777, {}, {}), 10);
+        b.detectConflicts(100, 10, commit);
+        throw Failure{"detectConflicts did not throw"};
+    } catch (const fdbresolver::Error& e) {
+        expect(e.status() == FDBR_ENGINE_ERROR, "Error.status()");
+    }
+    fdbresolver::destroyConflictSet(cs);
+}
+
+void invalidBatchChangesNothing() {
+    std::vector<TestBatch> batches = scenario();
+    std::vector<std::string> expected = control(batches);
+    fdbresolver::ConflictSet* cs = open();
+    expectEqual(resolve(cs, batches[0]).decisions, expected[0], "batch 0");
+    // An inverted range in a batch that would otherwise commit writes (on "a", which batch 1 reads).
+    TestBatch inverted{15, 0, {tx(12, {}, {point("a")}), tx(12, {range("k", "c")}, {})}};
+    Outcome o = resolve(cs, inverted);
+    expect(o.status == FDBR_INVALID_BATCH, std::string("inverted range gave ") + fdbr_status_name(o.status));
+    expect(o.message.find("inverted") != std::string::npos, "message: " + o.message);
+    expect(o.message.find("transaction 1") != std::string::npos, "message names the transaction: " + o.message);
+    // Version not increasing; oldest above version; oldest going back.
+    TestBatch stale{10, 0, {tx(5, {}, {point("a")})}};
+    expect(resolve(cs, stale).status == FDBR_INVALID_BATCH, "repeated version accepted");
+    TestBatch oldestAbove{18, 19, {tx(5, {}, {point("a")})}};
+    expect(resolve(cs, oldestAbove).status == FDBR_INVALID_BATCH, "oldest > version accepted");
+    for (size_t i = 1; i < batches.size(); i++) {
+        Outcome next = resolve(cs, batches[i]);
+        expect(next.status == FDBR_OK, "batch after the invalid one: " + next.message);
+        expectEqual(next.decisions, expected[i], "batch " + std::to_string(i) + " after the invalid one");
+    }
+    fdbr_stats s = fdbresolver::getStats(cs);
+    expect(s.batches == int64_t(batches.size()), "stats count rejected batches: " + std::to_string(s.batches));
+    // One batch at a time per conflict set: a second one while the first is being built is refused.
+    {
+        fdbresolver::ConflictBatch first(cs);
+        bool refused = false;
+        try {
+            fdbresolver::ConflictBatch second(cs);
+        } catch (const fdbresolver::Error& e) {
+            refused = e.status() == FDBR_INVALID_ARGUMENT;
+        }
+        expect(refused, "a second batch at once was accepted");
+    }
+    {
+        fdbresolver::ConflictBatch afterwards(cs);  // the first one's end freed the conflict set
+    }
+    fdbresolver::destroyConflictSet(cs);
+}
+
+void badArguments() {
+    fdbr_config c;
+    fdbr_config_init(&c);
+    c.engine = "no-such-engine";
+    fdbr_resolver* r = nullptr;
+    fdbr_status s = fdbr_open(&c, &r);
+    expect(s == FDBR_INVALID_ARGUMENT, std::string("unknown engine gave ") + fdbr_status_name(s));
+    expect(std::strstr(fdbr_last_error(), "unknown engine") != nullptr, std::string("message: ") + fdbr_last_error());
+    expect(r == nullptr, "no handle on failure");
+    const char* badOption = "not-name-value";
+    c.engine = engineName.c_str();
+    c.engine_options = &badOption;
+    c.engine_option_count = 1;
+    expect(fdbr_open(&c, &r) == FDBR_INVALID_ARGUMENT, "engine option without '='");
+    expect(fdbr_open(nullptr, &r) == FDBR_INVALID_ARGUMENT, "NULL config");
+    c.engine_options = nullptr;
+    c.engine_option_count = 0;
+    expect(fdbr_open(&c, &r) == FDBR_OK, std::string("open: ") + fdbr_last_error());
+    fdbr_result result;
+    expect(fdbr_resolve(r, 1, 0, nullptr, 1, nullptr, 0, &result) == FDBR_INVALID_ARGUMENT, "NULL table");
+    // Counts that do not add up: a transaction claiming 2 reads with 1 range given.
+    uint8_t key[2] = {'a', 0};
+    fdbr_range range{key, key, 1, 2};
+    fdbr_transaction t{5, 2, 0, 0, 0};
+    s = fdbr_resolve(r, 1, 0, &t, 1, &range, 1, &result);
+    expect(s == FDBR_INVALID_ARGUMENT, std::string("count mismatch gave ") + fdbr_status_name(s));
+    expect(std::strstr(fdbr_last_error(), "overrun") != nullptr, std::string("message: ") + fdbr_last_error());
+    // A key over the size limit.
+    std::vector<uint8_t> huge(1 << 20, 'k');
+    fdbr_range hugeRange{huge.data(), huge.data(), uint32_t(huge.size()), uint32_t(huge.size())};
+    t.read_count = 1;
+    s = fdbr_resolve(r, 1, 0, &t, 1, &hugeRange, 1, &result);
+    expect(s == FDBR_INVALID_BATCH, std::string("huge key gave ") + fdbr_status_name(s));
+    // And the resolver still works.
+    t.read_count = 1;
+    s = fdbr_resolve(r, 1, 0, &t, 1, &range, 1, &result);
+    expect(s == FDBR_OK, std::string("valid batch after errors: ") + fdbr_last_error());
+    expect(result.transaction_count == 1 && result.decisions[0] == FDBR_COMMIT, "decision");
+    expect(fdbr_close(r) == FDBR_OK, "close");
+    expect(fdbr_close(nullptr) == FDBR_OK, "close(NULL)");
+}
+
+void closeAndReopen() {
+    std::vector<TestBatch> batches = scenario();
+    std::vector<std::string> expected = control(batches);
+    for (int round = 0; round < 3; round++) {
+        fdbresolver::ConflictSet* cs = open();
+        for (size_t i = 0; i < batches.size(); i++) {
+            expectEqual(resolve(cs, batches[i]).decisions, expected[i],
+                        "round " + std::to_string(round) + " batch " + std::to_string(i));
+        }
+        fdbresolver::destroyConflictSet(cs);
+    }
+    // Two open at once are independent.
+    fdbresolver::ConflictSet* a = open();
+    fdbresolver::ConflictSet* b = open();
+    expectEqual(resolve(a, batches[0]).decisions, expected[0], "a batch 0");
+    expectEqual(resolve(b, batches[0]).decisions, expected[0], "b batch 0");
+    expectEqual(resolve(a, batches[1]).decisions, expected[1], "a batch 1");
+    fdbresolver::clearConflictSet(b, 15);
+    // After clearing to 15 the history is gone and reads below 15 are too old.
+    TestBatch afterClear = batches[1];
+    afterClear.oldest = 15;
+    expectEqual(resolve(b, afterClear).decisions, "022", "b batch 1 after clear");
+    fdbresolver::destroyConflictSet(a);
+    fdbresolver::destroyConflictSet(b);
+}
+
+void otherThreads() {
+    std::vector<TestBatch> batches = scenario();
+    std::vector<std::string> expected = control(batches);
+    // One resolver, its batches resolved in turn by two threads (the caller orders them, as FDB does).
+    fdbresolver::ConflictSet* cs = open();
+    std::vector<std::string> got(batches.size());
+    std::mutex turnMutex;
+    size_t turn = 0;
+    auto worker = [&](size_t parity) {
+        for (;;) {
+            std::lock_guard<std::mutex> lock(turnMutex);
+            if (turn >= batches.size()) return;
+            if (turn % 2 != parity) continue;
+            got[turn] = resolve(cs, batches[turn]).decisions;
+            turn++;
+        }
+    };
+    std::thread t0(worker, 0), t1(worker, 1);
+    t0.join();
+    t1.join();
+    for (size_t i = 0; i < batches.size(); i++) expectEqual(got[i], expected[i], "batch " + std::to_string(i));
+    fdbresolver::destroyConflictSet(cs);
+
+    // Two threads calling at once with no ordering of their own: the library serializes the calls.
+    // Versions come from a shared counter, so a call may lose the race and be rejected as not
+    // increasing; every other call succeeds and nothing crashes.
+    fdbr_config c;
+    fdbr_config_init(&c);
+    c.engine = engineName.c_str();
+    fdbr_resolver* r = nullptr;
+    expect(fdbr_open(&c, &r) == FDBR_OK, std::string("open: ") + fdbr_last_error());
+    std::atomic<int64_t> version{1};
+    std::atomic<int> ok{0}, rejected{0}, other{0};
+    auto hammer = [&](int id) {
+        uint8_t key[3] = {'k', uint8_t('0' + id), 0};
+        fdbr_range rr[2] = {{key, key, 2, 3}, {key, key, 2, 3}};
+        fdbr_transaction t{0, 1, 1, FDBR_REPORT_CONFLICTING_KEYS, 0};
+        for (int i = 0; i < 300; i++) {
+            int64_t v = version.fetch_add(1);
+            t.read_snapshot = v - 1;
+            fdbr_result result;
+            fdbr_status s = fdbr_resolve(r, v, 0, &t, 1, rr, 2, &result);
+            if (s == FDBR_OK) {
+                ok++;
+            } else if (s == FDBR_INVALID_BATCH && std::strstr(fdbr_last_error(), "does not increase") != nullptr) {
+                rejected++;
+            } else {
+                other++;
+            }
+            fdbr_stats st;
+            if (fdbr_get_stats(r, &st) != FDBR_OK) other++;
+        }
+    };
+    std::thread h0(hammer, 0), h1(hammer, 1);
+    h0.join();
+    h1.join();
+    fdbr_stats st;
+    expect(fdbr_get_stats(r, &st) == FDBR_OK, "stats");
+    expect(other == 0, "unexpected statuses: " + std::to_string(other.load()));
+    expect(st.batches == ok.load(), "batches " + std::to_string(st.batches) + " != successful calls " +
+                                        std::to_string(ok.load()));
+    expect(ok + rejected == 600, "calls lost");
+    expect(fdbr_close(r) == FDBR_OK, "close");
+    // Many short-lived threads: each is attached on its first call and detached when it ends.
+    fdbresolver::ConflictSet* shared = open();
+    for (int i = 0; i < 20; i++) {
+        std::thread([&, i] {
+            fdbr_stats s = fdbresolver::getStats(shared);
+            (void)s;
+            TestBatch b{int64_t(100 + i), 0, {tx(99, {point("p")}, {point("p")})}};
+            Outcome o = resolve(shared, b);
+            if (o.status != FDBR_OK) other++;
+        }).join();
+    }
+    expect(other == 0, "short-lived threads failed");
+    fdbresolver::destroyConflictSet(shared);
+}
+
+/** The host's own crash handler: reaching it means the JVM lost a signal that was its own. */
+void hostCrashHandler(int) {
+    const char text[] = "FAIL host-signal-handler: the host's SIGSEGV handler got the JVM's signal\n";
+    ssize_t ignored = write(1, text, sizeof(text) - 1);
+    (void)ignored;
+    _exit(99);
+}
+
+void hostSignalHandlerInstalledLater() {
+    // The JVM is running (open() started it); now the host installs its own crash handler, as a
+    // server does. With libjsig linked first, the JVM's handler stays in front and chains to it.
+    fdbresolver::ConflictSet* cs = open("test-throwing");
+    struct sigaction action;
+    std::memset(&action, 0, sizeof(action));
+    action.sa_handler = hostCrashHandler;
+    sigemptyset(&action.sa_mask);
+    expect(sigaction(SIGSEGV, &action, nullptr) == 0, "sigaction");
+    expect(sigaction(SIGBUS, &action, nullptr) == 0, "sigaction");
+    for (int i = 0; i < 3; i++) {
+        TestBatch npe{int64_t(10 + i), 0, {tx(999999, {point("a")}, {})}};
+        Outcome o = resolve(cs, npe);
+        expect(o.status == FDBR_ENGINE_ERROR, std::string("null dereference gave ") + fdbr_status_name(o.status));
+        expect(o.message.find("NullPointerException") != std::string::npos, "message: " + o.message);
+    }
+    std::vector<TestBatch> batches = scenario();
+    std::vector<std::string> expected = control(batches);
+    for (size_t i = 0; i < batches.size(); i++) {
+        TestBatch b = batches[i];
+        b.version += 100;
+        Outcome o = resolve(cs, b);
+        expect(o.status == FDBR_OK, "batch after the null dereferences: " + o.message);
+    }
+    fdbresolver::destroyConflictSet(cs);
+}
+
+/**
+ * Misuses JNI on purpose (a call made with an exception pending and unchecked), which -Xcheck:jni must
+ * report: NativeBridgeTest runs this case alone and expects the warning, so that the absence of warnings
+ * in the other cases means something.
+ */
+void uncheckedJniMisuse() {
+    fdbresolver::ConflictSet* cs = open();  // makes sure the JVM runs with the configured options
+    JavaVM* vm = nullptr;
+    jsize count = 0;
+    expect(JNI_GetCreatedJavaVMs(&vm, 1, &count) == JNI_OK && count == 1, "no JVM");
+    JNIEnv* env = nullptr;
+    expect(vm->GetEnv(reinterpret_cast<void**>(&env), JNI_VERSION_10) == JNI_OK, "GetEnv");
+    jclass integer = env->FindClass("java/lang/Integer");
+    jmethodID parseInt = env->GetStaticMethodID(integer, "parseInt", "(Ljava/lang/String;)I");
+    jstring notANumber = env->NewStringUTF("not a number");
+    env->CallStaticIntMethod(integer, parseInt, notANumber);  // throws; deliberately not checked
+    jstring another = env->NewStringUTF("called with the exception pending");
+    (void)another;
+    env->ExceptionClear();
+    fdbresolver::destroyConflictSet(cs);
+}
+
+void statistics() {
+    fdbresolver::ConflictSet* cs = open();
+    std::vector<TestBatch> batches = scenario();
+    for (const auto& b : batches) expect(resolve(cs, b).status == FDBR_OK, "resolve");
+    fdbr_stats s = fdbresolver::getStats(cs);
+    expect(s.batches == 4, "batches " + std::to_string(s.batches));
+    expect(s.transactions == 12, "transactions " + std::to_string(s.transactions));
+    expect(s.retained_version >= 10, "retained version " + std::to_string(s.retained_version));
+    expect(s.memory_budget_bytes > 0, "memory budget");
+    expect(s.resolve_nanos >= s.engine_nanos && s.engine_nanos > 0, "times");
+    fdbresolver::destroyConflictSet(cs);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2) {
+        std::fprintf(stderr, "usage: fdbresolver-bridge-test ENGINE [CASE...]\n");
+        return 2;
+    }
+    engineName = argv[1];
+    std::vector<std::pair<std::string, std::function<void()>>> cases = {
+        {"decisions", decisionsMatchExpected},
+        {"java-exception", javaExceptionBecomesStatus},
+        {"invalid-batch", invalidBatchChangesNothing},
+        {"bad-arguments", badArguments},
+        {"close-reopen", closeAndReopen},
+        {"threads", otherThreads},
+        {"statistics", statistics},
+        // Last when running all: it leaves the host's handlers installed.
+        {"host-signal-handler", hostSignalHandlerInstalledLater},
+    };
+    // Run only when named: it misuses JNI to show that -Xcheck:jni reports misuse here.
+    std::vector<std::pair<std::string, std::function<void()>>> onlyWhenNamed = {
+        {"unchecked-jni-misuse", uncheckedJniMisuse},
+    };
+    for (const auto& c : cases) {
+        bool selected = argc == 2;
+        for (int i = 2; i < argc; i++) selected |= c.first == argv[i];
+        if (selected) run(c.first, c.second);
+    }
+    for (const auto& c : onlyWhenNamed) {
+        for (int i = 2; i < argc; i++) {
+            if (c.first == argv[i]) run(c.first, c.second);
+        }
+    }
+    std::printf("%d passed, %d failed\n", passed, failed);
+    return failed == 0 && passed > 0 ? 0 : 1;
+}
