@@ -110,19 +110,24 @@ public final class ConflictSet implements AutoCloseable {
         if (newOldestVersion > now) {
             throw invalid(now, "new_oldest_version " + newOldestVersion + " is greater than version " + now);
         }
+        for (int t = 0, n = batch.transactionCount(); t < n; t++) {
+            validateTransaction(batch, t, now);
+        }
+    }
+
+    /** One method per transaction, so the JIT compiles it early though validate runs once per batch. */
+    private void validateTransaction(ConflictBatch batch, int t, long now) {
         byte[] keys = batch.keys();
         int maxKey = config.maxKeyBytes();
-        for (int t = 0, n = batch.transactionCount(); t < n; t++) {
-            int first = batch.readStart(t);
-            for (int r = first, end = batch.readEnd(t); r < end; r++) {
-                checkRange(now, t, "read", r - first, keys, maxKey,
-                        batch.readBeginOffset(r), batch.readBeginLength(r), batch.readEndOffset(r), batch.readEndLength(r));
-            }
-            first = batch.writeStart(t);
-            for (int w = first, end = batch.writeEnd(t); w < end; w++) {
-                checkRange(now, t, "write", w - first, keys, maxKey,
-                        batch.writeBeginOffset(w), batch.writeBeginLength(w), batch.writeEndOffset(w), batch.writeEndLength(w));
-            }
+        int first = batch.readStart(t);
+        for (int r = first, end = batch.readEnd(t); r < end; r++) {
+            checkRange(now, t, "read", r - first, keys, maxKey,
+                    batch.readBeginOffset(r), batch.readBeginLength(r), batch.readEndOffset(r), batch.readEndLength(r));
+        }
+        first = batch.writeStart(t);
+        for (int w = first, end = batch.writeEnd(t); w < end; w++) {
+            checkRange(now, t, "write", w - first, keys, maxKey,
+                    batch.writeBeginOffset(w), batch.writeBeginLength(w), batch.writeEndOffset(w), batch.writeEndLength(w));
         }
     }
 
