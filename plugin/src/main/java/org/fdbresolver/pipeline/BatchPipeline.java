@@ -22,14 +22,31 @@ import org.fdbresolver.api.Phase;
  * <li>{@code removeBefore}: history older than {@code newOldestVersion} is discarded.</li>
  * </ol>
  * Every scratch array is reused and grows only when a batch is larger than any before.
+ *
+ * <p><b>Uncertain writes.</b> A transaction that is TOO_OLD only because the memory budget raised the
+ * retained boundary above its snapshot is one FoundationDB would have checked, and might have committed.
+ * Its writes are therefore kept apart, in a second history of "uncertain" writes, and a later reader
+ * that overlaps one (in the same batch or after) is answered TOO_OLD too, and its writes become
+ * uncertain in turn. So every COMMIT and CONFLICT this pipeline gives is exactly FoundationDB's, even
+ * under budget pressure; only TOO_OLD is answered more often. A reader that conflicts with a certain
+ * write is CONFLICT as usual, unless it reports conflicting keys and also overlaps an uncertain write
+ * (FoundationDB's list of conflicting reads could then be longer): then it is TOO_OLD.
  */
 public final class BatchPipeline {
     private static final byte UNDECIDED = -1;
 
     private final History history;
     private final HistoryReader reader;
+    /** Writes of transactions that were TOO_OLD only by the budget (null: none are kept apart). */
+    private final History uncertain;
     private final EndpointSorter sorter = new EndpointSorter();
     private final MiniConflictSet miniSet = new MiniConflictSet();
+    private final MiniConflictSet uncertainSet = new MiniConflictSet();
+    private boolean[] uncertainWriter = new boolean[64];
+    /** Runs, long-key bytes and longest key of the uncertain writes of the batch (combineStats). */
+    private int statRanges;
+    private long statLongKeyBytes;
+    private int statMaxKeyLength;
     private final long[] phaseNanos = new long[Phase.values().length];
 
     private byte[] state = new byte[64];
@@ -45,14 +62,25 @@ public final class BatchPipeline {
     private int[] writeBeginId = new int[256];
     private int[] writeEndId = new int[256];
 
+    /** A pipeline without an uncertain-write history (it assumes the budget never binds). */
     public BatchPipeline(History history) {
-        this(history, history);
+        this(history, history, null);
     }
 
-    /** A pipeline whose read check goes through {@code reader} (another read path over the same history). */
-    public BatchPipeline(History history, HistoryReader reader) {
+    /**
+     * @param history   the committed writes
+     * @param reader    the read check over {@code history} (another read path can be put side by side)
+     * @param uncertain the writes of transactions made TOO_OLD by the budget (see the class comment), or null
+     */
+    public BatchPipeline(History history, HistoryReader reader, History uncertain) {
         this.history = history;
         this.reader = reader;
+        this.uncertain = uncertain;
+    }
+
+    /** The retained boundary: reads below it are TOO_OLD (the larger of both histories' boundaries). */
+    public long retainedVersion() {
+        return uncertain == null ? history.retainedVersion() : Math.max(history.retainedVersion(), uncertain.retainedVersion());
     }
 
     public void addPhaseNanos(long[] nanosByPhase) {
@@ -66,7 +94,10 @@ public final class BatchPipeline {
         ensureTransactions(n);
         out.reset(n);
         byte[] keys = batch.keys();
-        long oldest = Math.max(newOldestVersion, history.retainedVersion());
+        long oldest = Math.max(newOldestVersion, retainedVersion());
+        // Uncertain writes from earlier batches matter only to readers above the retained boundary.
+        boolean checkUncertain = uncertain != null && uncertain.historyBytes() > 0;
+        boolean anyUncertain = false;
 
         // ---- too old, then every read against the history ----
         long t0 = System.nanoTime();
@@ -75,10 +106,16 @@ public final class BatchPipeline {
             int rs = batch.readStart(t);
             int re = batch.readEnd(t);
             historyConflict[t] = false;
+            uncertainWriter[t] = false;
             reportCount[t] = 0;
             long snapshot = batch.readSnapshot(t);
             if (rs < re && snapshot < oldest) {
                 state[t] = Decision.TOO_OLD_CODE;
+                // Below newOldestVersion FoundationDB answers TOO_OLD too; above it, only the budget did.
+                if (snapshot >= newOldestVersion && uncertain != null) {
+                    uncertainWriter[t] = true;
+                    anyUncertain = true;
+                }
                 continue;
             }
             state[t] = UNDECIDED;
@@ -96,6 +133,12 @@ public final class BatchPipeline {
                     reportCount[t]++;
                 }
             }
+            if (checkUncertain && (!historyConflict[t] || report) && readsUncertain(batch, t, snapshot)) {
+                state[t] = Decision.TOO_OLD_CODE;
+                // A certain history conflict means FoundationDB did not commit it either.
+                uncertainWriter[t] = !historyConflict[t];
+                anyUncertain |= uncertainWriter[t];
+            }
         }
         long t1 = System.nanoTime();
         phaseNanos[Phase.CHECK_READ.ordinal()] += t1 - t0;
@@ -105,6 +148,9 @@ public final class BatchPipeline {
         ensureRanges(batch.readCount(), batch.writeCount());
         for (int t = 0; t < n; t++) {
             if (state[t] != UNDECIDED) {
+                if (uncertainWriter[t]) {
+                    addWrites(batch, t, keys);
+                }
                 continue;
             }
             for (int r = batch.readStart(t), re = batch.readEnd(t); r < re; r++) {
@@ -115,29 +161,40 @@ public final class BatchPipeline {
                     readBeginId[r] = -1;
                 }
             }
-            for (int w = batch.writeStart(t), we = batch.writeEnd(t); w < we; w++) {
-                if (!isEmpty(keys, batch.writeBeginOffset(w), batch.writeBeginLength(w), batch.writeEndOffset(w), batch.writeEndLength(w))) {
-                    writeBeginId[w] = sorter.add(batch.writeBeginOffset(w), batch.writeBeginLength(w));
-                    writeEndId[w] = sorter.add(batch.writeEndOffset(w), batch.writeEndLength(w));
-                } else {
-                    writeBeginId[w] = -1;
-                }
-            }
+            addWrites(batch, t, keys);
         }
         sorter.sort();
         long t2 = System.nanoTime();
         phaseNanos[Phase.SORT.ordinal()] += t2 - t1;
 
         // ---- intra-batch, in trace order ----
-        miniSet.reset(Math.max(0, sorter.distinctCount() - 1));
+        int bits = Math.max(0, sorter.distinctCount() - 1);
+        miniSet.reset(bits);
+        if (anyUncertain) {
+            uncertainSet.reset(bits);
+        }
         for (int t = 0; t < n; t++) {
             if (state[t] != UNDECIDED) {
+                if (uncertainWriter[t]) {
+                    setWrites(uncertainSet, batch, t);
+                }
                 continue;
             }
             intraRead[t] = -1;
+            boolean readsUncertainWrite = false;
             for (int r = batch.readStart(t), re = batch.readEnd(t); r < re; r++) {
-                if (readBeginId[r] >= 0 && miniSet.any(sorter.rank(readBeginId[r]), sorter.rank(readEndId[r]))) {
+                if (readBeginId[r] < 0) {
+                    continue;
+                }
+                int from = sorter.rank(readBeginId[r]);
+                int to = sorter.rank(readEndId[r]);
+                if (miniSet.any(from, to)) {
                     intraRead[t] = r - batch.readStart(t);
+                    break;
+                }
+                if (anyUncertain && uncertainSet.any(from, to)) {
+                    // FoundationDB's first hit could be this read (if it committed that writer): undecidable.
+                    readsUncertainWrite = true;
                     break;
                 }
             }
@@ -145,12 +202,14 @@ public final class BatchPipeline {
                 state[t] = Decision.CONFLICT_CODE;
                 continue;
             }
-            state[t] = Decision.COMMIT_CODE;
-            for (int w = batch.writeStart(t), we = batch.writeEnd(t); w < we; w++) {
-                if (writeBeginId[w] >= 0) {
-                    miniSet.set(sorter.rank(writeBeginId[w]), sorter.rank(writeEndId[w]));
-                }
+            if (readsUncertainWrite) {
+                state[t] = Decision.TOO_OLD_CODE;
+                uncertainWriter[t] = true;
+                setWrites(uncertainSet, batch, t);
+                continue;
             }
+            state[t] = Decision.COMMIT_CODE;
+            setWrites(miniSet, batch, t);
         }
         // ---- decisions and conflicting reads ----
         for (int t = 0; t < n; t++) {
@@ -171,36 +230,99 @@ public final class BatchPipeline {
         phaseNanos[Phase.CHECK_INTRA_BATCH.ordinal()] += t3 - t2;
 
         // ---- combine: runs of the set are the committed writes, disjoint and sorted ----
-        int ranges = 0;
-        long longKeyBytes = 0;
-        int maxKeyLength = 0;
-        int bits = Math.max(0, sorter.distinctCount() - 1);
-        for (int from = miniSet.nextSet(0); from < bits; ) {
-            int to = miniSet.nextClear(from);
-            ranges++;
-            int bl = sorter.keyLength(from);
-            int el = sorter.keyLength(to);
-            maxKeyLength = Math.max(maxKeyLength, Math.max(bl, el));
-            longKeyBytes += longKeyBytes(bl) + longKeyBytes(el);
-            from = miniSet.nextSet(to);
-        }
+        combineStats(miniSet, bits);
+        int ranges = statRanges;
+        long longKeyBytes = statLongKeyBytes;
+        int maxKeyLength = statMaxKeyLength;
         long t4 = System.nanoTime();
         phaseNanos[Phase.COMBINE.ordinal()] += t4 - t3;
 
         // ---- merge into the history at now ----
-        if (ranges > 0) {
-            history.prepareMerge(now, ranges, longKeyBytes, maxKeyLength);
-            for (int from = miniSet.nextSet(0); from < bits; ) {
-                int to = miniSet.nextClear(from);
-                history.merge(keys, sorter.keyOffset(from), sorter.keyLength(from), sorter.keyOffset(to), sorter.keyLength(to), now);
-                from = miniSet.nextSet(to);
-            }
+        // The uncertain writes share the budget: the history makes room for both batches of writes.
+        if (anyUncertain) {
+            combineStats(uncertainSet, bits);
+        } else {
+            statRanges = 0;
+            statLongKeyBytes = 0;
+            statMaxKeyLength = 0;
+        }
+        if (ranges + statRanges > 0) {
+            history.prepareMerge(now, ranges + statRanges, longKeyBytes + statLongKeyBytes, Math.max(maxKeyLength, statMaxKeyLength));
+            mergeRuns(history, miniSet, bits, keys, now);
         }
         long t5 = System.nanoTime();
         phaseNanos[Phase.MERGE_WRITE.ordinal()] += t5 - t4;
 
+        if (statRanges > 0) {
+            uncertain.prepareMerge(now, statRanges, statLongKeyBytes, statMaxKeyLength);
+            mergeRuns(uncertain, uncertainSet, bits, keys, now);
+        }
+        long t6 = System.nanoTime();
+        phaseNanos[Phase.MERGE_WRITE.ordinal()] += t6 - t5;
+
         history.removeBefore(newOldestVersion, ranges);
-        phaseNanos[Phase.REMOVE_BEFORE.ordinal()] += System.nanoTime() - t5;
+        if (uncertain != null && uncertain.historyBytes() > 0) {
+            // An uncertain write at or below the retained boundary can only meet readers at or above it.
+            uncertain.removeBefore(Math.max(newOldestVersion, history.retainedVersion()), ranges);
+        }
+        phaseNanos[Phase.REMOVE_BEFORE.ordinal()] += System.nanoTime() - t6;
+    }
+
+    /** Whether a read of transaction {@code t} overlaps an uncertain write of an earlier batch newer than its snapshot. */
+    private boolean readsUncertain(ConflictBatch batch, int t, long snapshot) {
+        byte[] keys = batch.keys();
+        for (int r = batch.readStart(t), re = batch.readEnd(t); r < re; r++) {
+            if (uncertain.conflicts(keys, batch.readBeginOffset(r), batch.readBeginLength(r),
+                    batch.readEndOffset(r), batch.readEndLength(r), snapshot)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Counts the runs of {@code set} and the key storage they need, into the {@code stat*} fields. */
+    private void combineStats(MiniConflictSet set, int bits) {
+        statRanges = 0;
+        statLongKeyBytes = 0;
+        statMaxKeyLength = 0;
+        for (int from = set.nextSet(0); from < bits; ) {
+            int to = set.nextClear(from);
+            statRanges++;
+            int bl = sorter.keyLength(from);
+            int el = sorter.keyLength(to);
+            statMaxKeyLength = Math.max(statMaxKeyLength, Math.max(bl, el));
+            statLongKeyBytes += longKeyBytes(bl) + longKeyBytes(el);
+            from = set.nextSet(to);
+        }
+    }
+
+    /** Merges every run of {@code set} into {@code target} at {@code now}. */
+    private void mergeRuns(History target, MiniConflictSet set, int bits, byte[] keys, long now) {
+        for (int from = set.nextSet(0); from < bits; ) {
+            int to = set.nextClear(from);
+            target.merge(keys, sorter.keyOffset(from), sorter.keyLength(from), sorter.keyOffset(to), sorter.keyLength(to), now);
+            from = set.nextSet(to);
+        }
+    }
+
+    /** Numbers the endpoints of transaction {@code t}'s non-empty writes in the sorter. */
+    private void addWrites(ConflictBatch batch, int t, byte[] keys) {
+        for (int w = batch.writeStart(t), we = batch.writeEnd(t); w < we; w++) {
+            if (!isEmpty(keys, batch.writeBeginOffset(w), batch.writeBeginLength(w), batch.writeEndOffset(w), batch.writeEndLength(w))) {
+                writeBeginId[w] = sorter.add(batch.writeBeginOffset(w), batch.writeBeginLength(w));
+                writeEndId[w] = sorter.add(batch.writeEndOffset(w), batch.writeEndLength(w));
+            } else {
+                writeBeginId[w] = -1;
+            }
+        }
+    }
+
+    private void setWrites(MiniConflictSet set, ConflictBatch batch, int t) {
+        for (int w = batch.writeStart(t), we = batch.writeEnd(t); w < we; w++) {
+            if (writeBeginId[w] >= 0) {
+                set.set(sorter.rank(writeBeginId[w]), sorter.rank(writeEndId[w]));
+            }
+        }
     }
 
     /** Upper bound of the key-block bytes one stored key of {@code len} bytes takes (see the tree's KeyArena). */
@@ -227,6 +349,7 @@ public final class BatchPipeline {
             reportStart = new int[m];
             reportCount = new int[m];
             intraRead = new int[m];
+            uncertainWriter = new boolean[m];
         }
     }
 

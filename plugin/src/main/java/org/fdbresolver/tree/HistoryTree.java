@@ -72,6 +72,8 @@ public final class HistoryTree implements History {
     private final int leafCap;
     private final int innerCap;
     private final long budget;
+    /** A history that draws on the same budget (the engine's uncertain writes), or null. */
+    private History budgetSharer;
     private final int maxLeaves;
     private final int maxInners;
     private final KeyArena arena;
@@ -524,7 +526,8 @@ public final class HistoryTree implements History {
         }
         // Drop the oldest history until the batch fits, leaving some headroom so this is not paid every batch.
         for (int attempt = 0; attempt < 8 && !fits(reserve, keyReserve, nodes); attempt++) {
-            long target = Math.max(0, (budget - reserve) - (budget - reserve) / 4);
+            long room = budgetNow() - reserve;
+            long target = Math.max(0, room - room / 4);
             if (!dropOldest(now, target)) {
                 break;
             }
@@ -539,8 +542,18 @@ public final class HistoryTree implements History {
         }
     }
 
+    /** Lets {@code other} draw on this history's budget too: what it holds is not available here. */
+    public void shareBudgetWith(History other) {
+        this.budgetSharer = other;
+    }
+
+    /** The budget less what a sharing history holds now. */
+    private long budgetNow() {
+        return budgetSharer == null ? budget : budget - budgetSharer.historyBytes();
+    }
+
     private boolean fits(long reserve, long keyReserve, long nodes) {
-        return historyBytes() + reserve <= budget
+        return historyBytes() + reserve <= budgetNow()
                 && arena.guaranteedFreeBytes() >= keyReserve
                 && leavesInUse + nodes <= maxLeaves && innersInUse + nodes <= maxInners;
     }

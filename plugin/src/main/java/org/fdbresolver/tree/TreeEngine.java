@@ -24,6 +24,8 @@ public final class TreeEngine implements ConflictEngine {
     private static final Set<String> OPTIONS = Set.of(NODE_BYTES, KEY_BLOCK_BYTES);
 
     private final HistoryTree tree;
+    /** Writes of transactions that only the budget made TOO_OLD; usually empty. */
+    private final HistoryTree uncertain;
     private final BatchPipeline pipeline;
 
     public TreeEngine(ConflictSetConfig config) {
@@ -36,8 +38,13 @@ public final class TreeEngine implements ConflictEngine {
         }
         int nodeBytes = intOption(config, NODE_BYTES, DEFAULT_NODE_BYTES);
         int keyBlockBytes = intOption(config, KEY_BLOCK_BYTES, DEFAULT_KEY_BLOCK_BYTES);
-        this.tree = new HistoryTree(nodeBytes, keyBlockBytes, config.memoryBudgetBytes(), config.maxKeyBytes());
-        this.pipeline = new BatchPipeline(tree);
+        long budget = config.memoryBudgetBytes();
+        this.tree = new HistoryTree(nodeBytes, keyBlockBytes, budget, config.maxKeyBytes());
+        // The uncertain writes (see BatchPipeline) draw on the same budget: together both stay within it.
+        this.uncertain = new HistoryTree(nodeBytes, keyBlockBytes, budget, config.maxKeyBytes());
+        tree.shareBudgetWith(uncertain);
+        uncertain.shareBudgetWith(tree);
+        this.pipeline = new BatchPipeline(tree, tree, uncertain);
     }
 
     private static int intOption(ConflictSetConfig config, String name, int fallback) {
@@ -69,16 +76,18 @@ public final class TreeEngine implements ConflictEngine {
     @Override
     public void clear(long version) {
         tree.clear(version);
+        uncertain.clear(version);
     }
 
+    /** Both histories' bytes: together they never exceed the budget. */
     @Override
     public long historyBytes() {
-        return tree.historyBytes();
+        return tree.historyBytes() + uncertain.historyBytes();
     }
 
     @Override
     public long retainedVersion() {
-        return tree.retainedVersion();
+        return pipeline.retainedVersion();
     }
 
     @Override
@@ -89,5 +98,10 @@ public final class TreeEngine implements ConflictEngine {
     /** The history, for tests and benchmarks that look inside. */
     public HistoryTree tree() {
         return tree;
+    }
+
+    /** The uncertain-write history, for tests. */
+    public HistoryTree uncertainTree() {
+        return uncertain;
     }
 }

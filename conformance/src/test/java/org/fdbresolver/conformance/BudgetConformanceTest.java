@@ -1,0 +1,128 @@
+package org.fdbresolver.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.fdbresolver.api.BatchResult;
+import org.fdbresolver.api.ConflictBatch;
+import org.fdbresolver.api.ConflictSet;
+import org.fdbresolver.api.ConflictSetConfig;
+import org.fdbresolver.api.Decision;
+import org.fdbresolver.engine.Engines;
+import org.fdbresolver.harness.trace.TraceBatches;
+import org.fdbresolver.trace.v1.Batch;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+
+/**
+ * Engines under a memory budget far smaller than the traces' history: after every batch the history
+ * holds at most the budget and the retained boundary never goes down; every transaction is decided
+ * exactly as the unbounded reference engine decides it (FoundationDB's decision, conflicting reads
+ * included) or TOO_OLD — never a COMMIT or CONFLICT of its own — and TOO_OLD beyond the reference's
+ * only once the budget has raised the boundary.
+ */
+class BudgetConformanceTest {
+    /** Engines that honour a budget (the reference engine keeps everything). */
+    private static final List<String> BUDGETED = List.of("tree");
+
+    private record Budgeted(DifferentialCases.Spec spec, long budget) {
+    }
+
+    private static final List<Budgeted> CASES = List.of(
+            // A budget must hold a batch's worst case (every inserted entry splitting a node): these
+            // batches of 100 transactions need well under a MiB, their history grows past the budget.
+            new Budgeted(new DifferentialCases.Spec("conflictset-point", 1, 600, Map.of("txns", "100", "keyspace", "200000",
+                    "window", "100000000", "max-lag-batches", "20", "report-fraction", "0.3")), 2 << 20),
+            new Budgeted(new DifferentialCases.Spec("conflictset-range", 2, 600, Map.of("txns", "100", "keyspace", "2000000",
+                    "window", "100000000", "max-lag-batches", "20", "report-fraction", "0.3")), 3 << 19),
+            new Budgeted(new DifferentialCases.Spec("longtrace", 3, 60,
+                    Map.of("window", "100000000", "lag-scale", "200000", "report-fraction", "0.3")), 1 << 20),
+            new Budgeted(new DifferentialCases.Spec("random", 4, 1500,
+                    Map.of("alphabet", "16", "key-length", "6", "txns", "30", "max-lag", "200", "window", "100000",
+                            "report-fraction", "0.5")), 32 << 10));
+
+    @TestFactory
+    Stream<DynamicTest> budgetOnlyAddsTooOld() {
+        List<DynamicTest> tests = new ArrayList<>();
+        for (String engine : BUDGETED) {
+            if (!Engines.all().containsKey(engine)) {
+                continue;
+            }
+            for (Budgeted c : CASES) {
+                tests.add(DynamicTest.dynamicTest(engine + " with a " + c.budget() + "-byte budget on " + c.spec(),
+                        () -> check(engine, c)));
+            }
+        }
+        assertTrue(!tests.isEmpty(), "no budgeted engine registered");
+        return tests.stream();
+    }
+
+    private static void check(String engine, Budgeted c) {
+        DifferentialCases.Case trace = c.spec().generate();
+        ConflictSetConfig config = ConflictSetConfig.builder().engine(engine).memoryBudgetBytes(c.budget()).build();
+        ConflictSetConfig unbounded = ConflictSetConfig.builder().engine("reference").build();
+        long extraTooOld = 0;
+        long commits = 0;
+        try (ConflictSet budgeted = ConflictSet.open(config); ConflictSet reference = ConflictSet.open(unbounded)) {
+            ConflictBatch mine = budgeted.newBatch();
+            ConflictBatch theirs = reference.newBatch();
+            TraceBatches converter = new TraceBatches();
+            long lastRetained = 0;
+            int b = 0;
+            for (Batch batch : trace.batches()) {
+                converter.load(batch, mine);
+                converter.load(batch, theirs);
+                long oldest = batch.getNewOldestVersion();
+                BatchResult got = mine.detectConflicts(batch.getVersion(), oldest);
+                BatchResult want = theirs.detectConflicts(batch.getVersion(), oldest);
+                String where = engine + " on " + c.spec() + " batch " + b;
+                List<int[]> gotReads = reads(got);
+                List<int[]> wantReads = reads(want);
+                for (int t = 0; t < got.transactionCount(); t++) {
+                    if (got.decision(t) == want.decision(t)) {
+                        assertArrayEquals(wantReads.get(t), gotReads.get(t), where + " transaction " + t + ": conflicting reads");
+                    } else {
+                        assertEquals(Decision.TOO_OLD, got.decision(t), where + " transaction " + t + ": only TOO_OLD may differ");
+                        assertTrue(lastRetained > oldest || budgeted.stats().retainedVersion() > oldest,
+                                where + ": TOO_OLD beyond the reference before the budget raised the boundary");
+                        extraTooOld++;
+                    }
+                    if (got.decision(t) == Decision.COMMIT) {
+                        commits++;
+                    }
+                }
+                long historyBytes = budgeted.stats().historyBytes();
+                assertTrue(historyBytes <= c.budget(), where + ": " + historyBytes + " history bytes over the budget");
+                long retained = budgeted.stats().retainedVersion();
+                assertTrue(retained >= lastRetained, where + ": the retained boundary went down");
+                lastRetained = retained;
+                b++;
+            }
+            Batch last = trace.batches().getLast();
+            assertTrue(lastRetained > last.getNewOldestVersion(), "the budget never bit: pick a smaller one");
+            assertTrue(commits > 0, "nothing committed");
+        }
+        System.out.println(engine + " on " + c.spec() + " under " + c.budget() + " bytes: " + extraTooOld
+                + " TOO_OLD beyond the reference, " + commits + " commits");
+    }
+
+    private static List<int[]> reads(BatchResult r) {
+        List<int[]> out = new ArrayList<>();
+        for (int t = 0; t < r.transactionCount(); t++) {
+            out.add(null);
+        }
+        for (int i = 0; i < r.conflictingTransactionCount(); i++) {
+            int[] reads = new int[r.conflictingReadCount(i)];
+            for (int j = 0; j < reads.length; j++) {
+                reads[j] = r.conflictingRead(i, j);
+            }
+            out.set(r.conflictingTransaction(i), reads);
+        }
+        return out;
+    }
+}
