@@ -96,7 +96,7 @@ public final class BatchPipeline {
         byte[] keys = batch.keys();
         long oldest = Math.max(newOldestVersion, retainedVersion());
         // Uncertain writes from earlier batches matter only to readers above the retained boundary.
-        boolean checkUncertain = uncertain != null && uncertain.historyBytes() > 0;
+        boolean checkUncertain = uncertain != null && !uncertain.isEmpty();
         boolean anyUncertain = false;
 
         // ---- too old, then every read against the history ----
@@ -261,7 +261,7 @@ public final class BatchPipeline {
         phaseNanos[Phase.MERGE_WRITE.ordinal()] += t6 - t5;
 
         history.removeBefore(newOldestVersion, ranges);
-        if (uncertain != null && uncertain.historyBytes() > 0) {
+        if (uncertain != null && !uncertain.isEmpty()) {
             // An uncertain write at or below the retained boundary can only meet readers at or above it.
             uncertain.removeBefore(Math.max(newOldestVersion, history.retainedVersion()), ranges);
         }

@@ -30,6 +30,9 @@ public interface History extends HistoryReader {
      */
     void removeBefore(long oldestVersion, int mergedRanges);
 
+    /** Whether the history certainly holds no write (cheap; a read of an empty history never conflicts). */
+    boolean isEmpty();
+
     /** Forgets everything; reads older than {@code version} become TOO_OLD. */
     void clear(long version);
 }

@@ -189,6 +189,11 @@ public final class HistoryTree implements History {
     }
 
     /** Entries in the leaves (a walk over the leaf chain: for reports, not the hot path). */
+    @Override
+    public boolean isEmpty() {
+        return height == 0 && leafCount(root) == 0;
+    }
+
     public long entryCount() {
         long n = 0;
         for (int leaf = leftmostLeaf(); leaf != NIL; leaf = leafNext(leaf)) {
