@@ -8,8 +8,10 @@ import java.util.Arrays;
 /**
  * Sorts a batch's range endpoints (keys in the batch's key region) and numbers the distinct keys in
  * order, so that ranges become runs of elementary intervals for {@link MiniConflictSet}. Each endpoint
- * carries its 8-byte order-preserving prefix so most comparisons are one {@code long} compare.
- * Arrays are reused and grow only past the largest batch so far.
+ * carries an order-preserving {@code long} of its 8 bytes that follow the batch's common prefix (the
+ * longest prefix every endpoint shares, {@link #commonPrefixLength()}), so most comparisons are one
+ * {@code long} compare even when all keys begin alike. Arrays are reused and grow only past the
+ * largest batch so far.
  */
 final class EndpointSorter {
     private static final VarHandle LONG_BE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
@@ -25,10 +27,18 @@ final class EndpointSorter {
     /** The endpoint index holding each distinct key, by rank. */
     private int[] byRank = new int[256];
     private byte[] keys;
+    /** Bytes every endpoint added so far shares with the first one (so with each other). */
+    private int common;
 
     void reset(byte[] keys) {
         this.keys = keys;
         count = 0;
+        common = 0;
+    }
+
+    /** The length of the longest prefix all endpoints share (valid after {@link #sort()}). */
+    int commonPrefixLength() {
+        return common;
     }
 
     /** Adds an endpoint; returns its id (ranks are read with {@link #rank(int)} after {@link #sort()}). */
@@ -45,8 +55,17 @@ final class EndpointSorter {
         int id = count++;
         offset[id] = off;
         length[id] = len;
-        prefix[id] = prefixOf(keys, off, len);
         order[id] = id;
+        if (id == 0) {
+            common = len;
+        } else if (common > 0) {
+            // Shrinks as keys differ: a vectorized compare of at most `common` bytes per endpoint.
+            int first = offset[0];
+            int m = Arrays.mismatch(keys, first, first + common, keys, off, off + Math.min(len, common));
+            if (m >= 0) {
+                common = m;
+            }
+        }
         return id;
     }
 
@@ -64,6 +83,11 @@ final class EndpointSorter {
     }
 
     void sort() {
+        // Every endpoint is at least `common` bytes long; the sort keys are the bytes after it.
+        int skip = common;
+        for (int i = 0; i < count; i++) {
+            prefix[i] = prefixOf(keys, offset[i] + skip, length[i] - skip);
+        }
         radixSortByPrefix();
         distinct = 0;
         for (int i = 0; i < count; i++) {
@@ -97,8 +121,8 @@ final class EndpointSorter {
     private final int[] counts = new int[257];
 
     /**
-     * LSD radix sort of the endpoints by prefix, one pass per byte that differs between them (keys
-     * that share leading bytes skip those passes), then the few runs of equal prefixes sorted by the
+     * LSD radix sort of the endpoints by their 8 bytes after the common prefix, one pass per byte that
+     * differs between them, then the few runs of equal prefixes sorted by the
      * full comparison.
      */
     private void radixSortByPrefix() {
@@ -188,12 +212,14 @@ final class EndpointSorter {
         if (pa != pb) {
             return pa < pb ? -1 : 1;
         }
+        // Equal bytes in [common, common + 8): a key that ends within them is a prefix of the other.
+        int from = common + 8;
         int la = length[a];
         int lb = length[b];
-        if (la <= 8 || lb <= 8) {
+        if (la <= from || lb <= from) {
             return Integer.compare(la, lb);
         }
-        return Arrays.compareUnsigned(keys, offset[a] + 8, offset[a] + la, keys, offset[b] + 8, offset[b] + lb);
+        return Arrays.compareUnsigned(keys, offset[a] + from, offset[a] + la, keys, offset[b] + from, offset[b] + lb);
     }
 
     private void quicksort(int lo, int hi) {
