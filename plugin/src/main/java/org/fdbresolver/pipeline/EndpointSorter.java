@@ -27,18 +27,51 @@ final class EndpointSorter {
     /** The endpoint index holding each distinct key, by rank. */
     private int[] byRank = new int[256];
     private byte[] keys;
-    /** Bytes every endpoint added so far shares with the first one (so with each other). */
+    /** The bytes after which the sort keys start: the common prefix when that is 8 bytes or more, else 0. */
     private int common;
+    /** Bits in which some endpoint's first 8 bytes differ from the first endpoint's. */
+    private long differ;
+    private int minLength;
 
     void reset(byte[] keys) {
         this.keys = keys;
         count = 0;
         common = 0;
+        differ = 0;
+        minLength = Integer.MAX_VALUE;
     }
 
-    /** The length of the longest prefix all endpoints share (valid after {@link #sort()}). */
+    /**
+     * The bytes the sort keys skip (valid after {@link #sort()}): the longest prefix all endpoints share
+     * when that is at least 8 bytes, else 0 (the first 8 bytes then differ somewhere, and sorting on
+     * them is as good).
+     */
     int commonPrefixLength() {
         return common;
+    }
+
+    /**
+     * When every endpoint is at least 8 bytes long and all share their first 8, finds how far they all
+     * agree (a vectorized mismatch against the first key, over a shrinking length) and re-derives the
+     * sort keys from the bytes after that.
+     */
+    private void skipCommonPrefix() {
+        common = 0;
+        if (count < 2 || differ != 0 || minLength < 8) {
+            return;
+        }
+        int first = offset[0];
+        int c = minLength;
+        for (int i = 1; i < count && c > 8; i++) {
+            int m = Arrays.mismatch(keys, first + 8, first + c, keys, offset[i] + 8, offset[i] + c);
+            if (m >= 0) {
+                c = 8 + m;
+            }
+        }
+        common = c;
+        for (int i = 0; i < count; i++) {
+            prefix[i] = prefixOf(keys, offset[i] + c, length[i] - c);
+        }
     }
 
     /** Adds an endpoint; returns its id (ranks are read with {@link #rank(int)} after {@link #sort()}). */
@@ -56,16 +89,10 @@ final class EndpointSorter {
         offset[id] = off;
         length[id] = len;
         order[id] = id;
-        if (id == 0) {
-            common = len;
-        } else if (common > 0) {
-            // Shrinks as keys differ: a vectorized compare of at most `common` bytes per endpoint.
-            int first = offset[0];
-            int m = Arrays.mismatch(keys, first, first + common, keys, off, off + Math.min(len, common));
-            if (m >= 0) {
-                common = m;
-            }
-        }
+        long p = prefixOf(keys, off, len);
+        prefix[id] = p;
+        differ |= p ^ prefix[0];
+        minLength = Math.min(minLength, len);
         return id;
     }
 
@@ -83,11 +110,7 @@ final class EndpointSorter {
     }
 
     void sort() {
-        // Every endpoint is at least `common` bytes long; the sort keys are the bytes after it.
-        int skip = common;
-        for (int i = 0; i < count; i++) {
-            prefix[i] = prefixOf(keys, offset[i] + skip, length[i] - skip);
-        }
+        skipCommonPrefix();
         radixSortByPrefix();
         distinct = 0;
         for (int i = 0; i < count; i++) {
