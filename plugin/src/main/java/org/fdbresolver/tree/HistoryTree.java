@@ -28,13 +28,14 @@ import org.fdbresolver.pipeline.History;
  * fits ({@code (nodeBytes - 16) / 16} entries, {@code (nodeBytes - 4) / 20} children).
  *
  * <h2>Shared prefix</h2>
- * Every key in the tree, and every key searched for, begins with the same {@code skip} bytes (kept
- * once, in {@code shared}): the inline longs of entries and separators hold the 8 bytes after them,
- * so keys that all begin alike (FoundationDB's {@code skiplisttest}: twelve dots, then 4 bytes) still
- * compare in one {@code long} compare, without reading key blocks. The first key sets the prefix; a
- * key without it shortens the prefix to what they share and re-encodes every inline long in one pass
- * (so at most once per byte of the first key's length, and in practice a few times while the tree is
- * small); it grows back only when the tree is cleared. Key storage does not depend on it: keys longer
+ * Every key in the tree begins with the same {@code skip} bytes (kept once, in {@code shared}): the
+ * inline longs of entries and separators hold the 8 bytes after them, so keys that all begin alike
+ * (FoundationDB's {@code skiplisttest}: twelve dots, then 4 bytes) still compare in one {@code long}
+ * compare, without reading key blocks. The first written key sets the prefix; a written key without
+ * it shortens the prefix to what they share and re-encodes every inline long in one pass (so at most
+ * once per byte of the first key's length, and in practice a few times while the tree is small); it
+ * grows back only when the tree is cleared. A read key without it orders before or after every key
+ * in the tree and is searched as such (a sentinel length), so reads never change the prefix. Key storage does not depend on it: keys longer
  * than 8 bytes are always in key blocks, so re-encoding never allocates.
  *
  * <h2>Reads</h2>
@@ -131,6 +132,9 @@ public final class HistoryTree implements History {
     /** Bytes {@code [0, skip)} of every key in the tree and of every key searched for. */
     private final byte[] shared;
     private int skip;
+    /** Search lengths of read keys without the shared prefix (see {@link #searchLength}). */
+    private static final int BELOW = -1;
+    private static final int ABOVE = -2;
     /** No key has been admitted since the tree was (re)created: the next one sets the shared prefix. */
     private boolean skipUnset = true;
 
@@ -389,6 +393,24 @@ public final class HistoryTree implements History {
         }
     }
 
+    /**
+     * The length to search with for a read's key: its own when it has the shared prefix, else
+     * {@link #BELOW} or {@link #ABOVE} (every key in the tree has the prefix, so such a key orders
+     * before, or after, all of them).
+     */
+    private int searchLength(byte[] key, int off, int len) {
+        int g = skip;
+        if (len >= g && Arrays.equals(key, off, off + g, shared, 0, g)) {
+            return len;
+        }
+        int m = Arrays.mismatch(key, off, off + len, shared, 0, g);
+        return m == len || (key[off + m] & 0xFF) < (shared[m] & 0xFF) ? BELOW : ABOVE;
+    }
+
+    private long searchInline(byte[] key, int off, int len) {
+        return len >= 0 ? inlineOf(key, off, len) : len == BELOW ? Long.MIN_VALUE : Long.MAX_VALUE;
+    }
+
     /** The inline long of {@code key} (which has the shared prefix). */
     private long inlineOf(byte[] key, int off, int len) {
         return KeyRefs.prefix(key, off + skip, len - skip);
@@ -396,6 +418,9 @@ public final class HistoryTree implements History {
 
     /** Compares a search key with a stored key whose inline long is equal to the search key's. */
     private int tail(byte[] key, int off, int len, int ref) {
+        if (len < 0) {
+            return len == BELOW ? -1 : 1;
+        }
         return KeyRefs.compareTail(key, off, len, ref, arena, skip);
     }
 
@@ -491,12 +516,14 @@ public final class HistoryTree implements History {
 
     @Override
     public boolean conflicts(byte[] keys, int bOff, int bLen, int eOff, int eLen, long snapshot) {
-        admit(keys, bOff, bLen);
-        admit(keys, eOff, eLen);
+        boolean empty = Arrays.equals(keys, bOff, bOff + bLen, keys, eOff, eOff + eLen);
         int s = relative(snapshot);
-        long bp = inlineOf(keys, bOff, bLen);
-        long ep = inlineOf(keys, eOff, eLen);
-        boolean empty = bp == ep && Arrays.equals(keys, bOff, bOff + bLen, keys, eOff, eOff + eLen);
+        // A read never changes the shared prefix: a key without it orders before or after every key
+        // in the tree, and its length becomes BELOW or ABOVE, which tail() answers without bytes.
+        bLen = searchLength(keys, bOff, bLen);
+        eLen = searchLength(keys, eOff, eLen);
+        long bp = searchInline(keys, bOff, bLen);
+        long ep = searchInline(keys, eOff, eLen);
         int leaf = findLeafRecordingPath(bp, keys, bOff, bLen);
         int c = leaf >>> CHUNK_SHIFT;
         int base = (leaf & CHUNK_MASK) * leafCap;

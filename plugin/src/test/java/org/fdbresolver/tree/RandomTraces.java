@@ -28,6 +28,9 @@ final class RandomTraces {
      */
     byte[] family;
     double outlierFraction;
+    /** Outliers only in reads (so only a read can leave the shared prefix). */
+    boolean outliersInReadsOnly;
+    private boolean generatingWrites;
 
     RandomTraces(long seed, int maxShortLen, double longKeyFraction) {
         this.rnd = new SplittableRandom(seed);
@@ -69,7 +72,7 @@ final class RandomTraces {
     }
 
     private byte[] familyKey() {
-        if (rnd.nextDouble() < outlierFraction) {
+        if (rnd.nextDouble() < outlierFraction && !(outliersInReadsOnly && generatingWrites)) {
             int m = rnd.nextInt(family.length + 1);
             byte[] k = Arrays.copyOf(family, m + (m < family.length && rnd.nextBoolean() ? 1 : 0));
             if (k.length > m) {
@@ -122,9 +125,11 @@ final class RandomTraces {
             for (int i = 0; i < nr; i++) {
                 reads.add(range());
             }
+            generatingWrites = true;
             for (int i = 0; i < nw; i++) {
                 writes.add(range());
             }
+            generatingWrites = false;
             txs.add(new Tx(snapshot, reads, writes, rnd.nextInt(3) == 0));
         }
         return txs;
