@@ -35,8 +35,9 @@ import org.fdbresolver.pipeline.History;
  * it shortens the prefix to what they share and re-encodes every inline long in one pass (so at most
  * once per byte of the first key's length, and in practice a few times while the tree is small); it
  * grows back only when the tree is cleared. A read key without it orders before or after every key
- * in the tree and is searched as such (a sentinel length), so reads never change the prefix. Key storage does not depend on it: keys longer
- * than 8 bytes are always in key blocks, so re-encoding never allocates.
+ * in the tree and is searched as such (a sentinel length), so reads never change the prefix. Key
+ * storage does not depend on it: keys longer than 8 bytes are always in key blocks, so re-encoding
+ * never allocates.
  *
  * <h2>Reads</h2>
  * {@link #conflicts} descends once (recording the path), finds the interval holding the read's begin

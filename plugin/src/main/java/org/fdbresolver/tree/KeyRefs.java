@@ -12,9 +12,10 @@ import java.nio.ByteOrder;
  * {@code long} order is unsigned byte order.
  *
  * <p>Reference encoding: a negative reference {@code ~len} is a key of {@code len <= 8} bytes held
- * entirely by the shared prefix and its inline long (so {@code skip <= len}). A non-negative reference is {@code unit << 1 | dropLast}: the key bytes live
- * in {@link KeyArena} chunk {@code unit}, and {@code dropLast == 1} means the key is the chunk's bytes
- * without their last byte (how {@code k} shares the chunk of {@code k\0}).
+ * entirely by the shared prefix and its inline long (so {@code skip <= len}). A non-negative
+ * reference is {@code unit << 1 | dropLast}: the key bytes live in {@link KeyArena} chunk
+ * {@code unit}, and {@code dropLast == 1} means the key is the chunk's bytes without their last byte
+ * (how {@code k} shares the chunk of {@code k\0}).
  *
  * <p>Two keys that share the skipped prefix and have equal inline longs compare by length when either
  * is at most {@code skip + 8} bytes long (the shorter is then a prefix of the longer), otherwise by
