@@ -8,8 +8,10 @@ import java.util.Arrays;
 /**
  * Sorts a batch's range endpoints (keys in the batch's key region) and numbers the distinct keys in
  * order, so that ranges become runs of elementary intervals for {@link MiniConflictSet}. Each endpoint
- * carries its 8-byte order-preserving prefix so most comparisons are one {@code long} compare.
- * Arrays are reused and grow only past the largest batch so far.
+ * carries an order-preserving {@code long} of its 8 bytes that follow the batch's common prefix (the
+ * longest prefix every endpoint shares, {@link #commonPrefixLength()}), so most comparisons are one
+ * {@code long} compare even when all keys begin alike. Arrays are reused and grow only past the
+ * largest batch so far.
  */
 final class EndpointSorter {
     private static final VarHandle LONG_BE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
@@ -25,10 +27,51 @@ final class EndpointSorter {
     /** The endpoint index holding each distinct key, by rank. */
     private int[] byRank = new int[256];
     private byte[] keys;
+    /** The bytes after which the sort keys start: the common prefix when that is 8 bytes or more, else 0. */
+    private int common;
+    /** Bits in which some endpoint's first 8 bytes differ from the first endpoint's. */
+    private long differ;
+    private int minLength;
 
     void reset(byte[] keys) {
         this.keys = keys;
         count = 0;
+        common = 0;
+        differ = 0;
+        minLength = Integer.MAX_VALUE;
+    }
+
+    /**
+     * The bytes the sort keys skip (valid after {@link #sort()}): the longest prefix all endpoints share
+     * when that is at least 8 bytes, else 0 (the first 8 bytes then differ somewhere, and sorting on
+     * them is as good).
+     */
+    int commonPrefixLength() {
+        return common;
+    }
+
+    /**
+     * When every endpoint is at least 8 bytes long and all share their first 8, finds how far they all
+     * agree (a vectorized mismatch against the first key, over a shrinking length) and re-derives the
+     * sort keys from the bytes after that.
+     */
+    private void skipCommonPrefix() {
+        common = 0;
+        if (count < 2 || differ != 0 || minLength < 8) {
+            return;
+        }
+        int first = offset[0];
+        int c = minLength;
+        for (int i = 1; i < count && c > 8; i++) {
+            int m = Arrays.mismatch(keys, first + 8, first + c, keys, offset[i] + 8, offset[i] + c);
+            if (m >= 0) {
+                c = 8 + m;
+            }
+        }
+        common = c;
+        for (int i = 0; i < count; i++) {
+            prefix[i] = prefixOf(keys, offset[i] + c, length[i] - c);
+        }
     }
 
     /** Adds an endpoint; returns its id (ranks are read with {@link #rank(int)} after {@link #sort()}). */
@@ -45,8 +88,11 @@ final class EndpointSorter {
         int id = count++;
         offset[id] = off;
         length[id] = len;
-        prefix[id] = prefixOf(keys, off, len);
         order[id] = id;
+        long p = prefixOf(keys, off, len);
+        prefix[id] = p;
+        differ |= p ^ prefix[0];
+        minLength = Math.min(minLength, len);
         return id;
     }
 
@@ -64,6 +110,7 @@ final class EndpointSorter {
     }
 
     void sort() {
+        skipCommonPrefix();
         radixSortByPrefix();
         distinct = 0;
         for (int i = 0; i < count; i++) {
@@ -97,8 +144,8 @@ final class EndpointSorter {
     private final int[] counts = new int[257];
 
     /**
-     * LSD radix sort of the endpoints by prefix, one pass per byte that differs between them (keys
-     * that share leading bytes skip those passes), then the few runs of equal prefixes sorted by the
+     * LSD radix sort of the endpoints by their 8 bytes after the common prefix, one pass per byte that
+     * differs between them, then the few runs of equal prefixes sorted by the
      * full comparison.
      */
     private void radixSortByPrefix() {
@@ -188,12 +235,14 @@ final class EndpointSorter {
         if (pa != pb) {
             return pa < pb ? -1 : 1;
         }
+        // Equal bytes in [common, common + 8): a key that ends within them is a prefix of the other.
+        int from = common + 8;
         int la = length[a];
         int lb = length[b];
-        if (la <= 8 || lb <= 8) {
+        if (la <= from || lb <= from) {
             return Integer.compare(la, lb);
         }
-        return Arrays.compareUnsigned(keys, offset[a] + 8, offset[a] + la, keys, offset[b] + 8, offset[b] + lb);
+        return Arrays.compareUnsigned(keys, offset[a] + from, offset[a] + la, keys, offset[b] + from, offset[b] + lb);
     }
 
     private void quicksort(int lo, int hi) {

@@ -14,8 +14,8 @@ import org.fdbresolver.pipeline.History;
  * nodes have separate pools). Offsets are slot indices {@code base + i} with
  * {@code base = (handle & CHUNK_MASK) * capacity} in chunk {@code handle >>> CHUNK_SHIFT}.
  * <ul>
- * <li>Leaf slot (16 bytes): {@code LEAF_KEY} long — the key's order-preserving 8-byte prefix
- * ({@link KeyRefs}); {@code LEAF_VERSION} int — version minus {@link #base}, or GAP; {@code LEAF_REF} int
+ * <li>Leaf slot (16 bytes): {@code LEAF_KEY} long — the key's order-preserving 8 bytes after the
+ * shared prefix ({@link KeyRefs}, below); {@code LEAF_VERSION} int — version minus {@link #base}, or GAP; {@code LEAF_REF} int
  * — the key reference (inline length, or a {@link KeyArena} chunk).</li>
  * <li>Leaf header (16 bytes): count, next leaf, previous leaf, max version of its entries (an upper
  * bound).</li>
@@ -26,6 +26,18 @@ import org.fdbresolver.pipeline.History;
  * </ul>
  * A leaf or inner block counts {@code nodeBytes} towards {@link #historyBytes()}; capacities are what
  * fits ({@code (nodeBytes - 16) / 16} entries, {@code (nodeBytes - 4) / 20} children).
+ *
+ * <h2>Shared prefix</h2>
+ * Every key in the tree begins with the same {@code skip} bytes (kept once, in {@code shared}): the
+ * inline longs of entries and separators hold the 8 bytes after them, so keys that all begin alike
+ * (FoundationDB's {@code skiplisttest}: twelve dots, then 4 bytes) still compare in one {@code long}
+ * compare, without reading key blocks. The first written key sets the prefix; a written key without
+ * it shortens the prefix to what they share and re-encodes every inline long in one pass (so at most
+ * once per byte of the first key's length, and in practice a few times while the tree is small); it
+ * grows back only when the tree is cleared. A read key without it orders before or after every key
+ * in the tree and is searched as such (a sentinel length), so reads never change the prefix. Key
+ * storage does not depend on it: keys longer than 8 bytes are always in key blocks, so re-encoding
+ * never allocates.
  *
  * <h2>Reads</h2>
  * {@link #conflicts} descends once (recording the path), finds the interval holding the read's begin
@@ -119,6 +131,16 @@ public final class HistoryTree implements History {
     private long cursorPrefix;
     private final long[] histogram = new long[64];
 
+    // ---- the shared prefix (see "Shared prefix" in the class javadoc) ----
+    /** Bytes {@code [0, skip)} of every key in the tree and of every key searched for. */
+    private final byte[] shared;
+    private int skip;
+    /** Search lengths of read keys without the shared prefix (see {@link #searchLength}). */
+    private static final int BELOW = -1;
+    private static final int ABOVE = -2;
+    /** No key has been admitted since the tree was (re)created: the next one sets the shared prefix. */
+    private boolean skipUnset = true;
+
     // sweeper state during one call
     private long sweepWork;
     private boolean sweepStopped;
@@ -142,6 +164,7 @@ public final class HistoryTree implements History {
         this.scratchA = new byte[maxKeyBytes + 1];
         this.scratchB = new byte[maxKeyBytes + 1];
         this.cursorKey = new byte[maxKeyBytes + 1];
+        this.shared = new byte[maxKeyBytes + 1];
         this.root = allocLeaf();
     }
 
@@ -317,6 +340,103 @@ public final class HistoryTree implements History {
     }
 
     // =====================================================================================
+    // Shared prefix
+    // =====================================================================================
+
+    /** The length of the prefix every key in the tree shares (the inline longs hold the 8 bytes after it). */
+    public int sharedPrefixLength() {
+        return skip;
+    }
+
+    /**
+     * Makes sure {@code key} has the shared prefix, shortening the prefix (and re-encoding every inline
+     * long in the tree) when it does not. Once per key per call: a vectorized compare of skip bytes.
+     */
+    private void admit(byte[] key, int off, int len) {
+        int g = skip;
+        if (len >= g && Arrays.equals(key, off, off + g, shared, 0, g)) {
+            if (skipUnset) {
+                // The first key: the whole key is shared so far (the tree holds nothing to re-encode).
+                System.arraycopy(key, off, shared, 0, len);
+                skip = len;
+                skipUnset = false;
+            }
+            return;
+        }
+        int m = Arrays.mismatch(key, off, off + len, shared, 0, g);
+        reencode(m);
+    }
+
+    /** Re-encodes every inline long (leaves, separators, the sweep cursor) for a shorter shared prefix. */
+    private void reencode(int newSkip) {
+        for (int leaf = leftmostLeaf(); leaf != NIL; leaf = leafNext(leaf)) {
+            int c = leaf >>> CHUNK_SHIFT;
+            int b = (leaf & CHUNK_MASK) * leafCap;
+            for (int j = 0, n = leafCount(leaf); j < n; j++) {
+                int len = materialize(lKey[c][b + j], lRef[c][b + j], scratchA);
+                lKey[c][b + j] = KeyRefs.prefix(scratchA, newSkip, len - newSkip);
+            }
+        }
+        if (height > 0) {
+            reencodeSeparators(root, height, newSkip);
+        }
+        if (cursorLen >= 0) {
+            cursorPrefix = KeyRefs.prefix(cursorKey, newSkip, cursorLen - newSkip);
+        }
+        skip = newSkip;
+    }
+
+    private void reencodeSeparators(int h, int level, int newSkip) {
+        int c = h >>> CHUNK_SHIFT;
+        int b = (h & CHUNK_MASK) * innerCap;
+        int n = iCount[c][h & CHUNK_MASK];
+        for (int i = 0; i < n; i++) {
+            if (i > 0) {
+                int len = materialize(iKey[c][b + i], iRef[c][b + i], scratchA);
+                iKey[c][b + i] = KeyRefs.prefix(scratchA, newSkip, len - newSkip);
+            }
+            if (level > 1) {
+                reencodeSeparators(iChild[c][b + i], level - 1, newSkip);
+            }
+        }
+    }
+
+    /**
+     * The length to search with for a read's key: its own when it has the shared prefix, else
+     * {@link #BELOW} or {@link #ABOVE} (every key in the tree has the prefix, so such a key orders
+     * before, or after, all of them).
+     */
+    private int searchLength(byte[] key, int off, int len) {
+        int g = skip;
+        if (len >= g && Arrays.equals(key, off, off + g, shared, 0, g)) {
+            return len;
+        }
+        int m = Arrays.mismatch(key, off, off + len, shared, 0, g);
+        return m == len || (key[off + m] & 0xFF) < (shared[m] & 0xFF) ? BELOW : ABOVE;
+    }
+
+    private long searchInline(byte[] key, int off, int len) {
+        return len >= 0 ? inlineOf(key, off, len) : len == BELOW ? Long.MIN_VALUE : Long.MAX_VALUE;
+    }
+
+    /** The inline long of {@code key} (which has the shared prefix). */
+    private long inlineOf(byte[] key, int off, int len) {
+        return KeyRefs.prefix(key, off + skip, len - skip);
+    }
+
+    /** Compares a search key with a stored key whose inline long is equal to the search key's. */
+    private int tail(byte[] key, int off, int len, int ref) {
+        if (len < 0) {
+            return len == BELOW ? -1 : 1;
+        }
+        return KeyRefs.compareTail(key, off, len, ref, arena, skip);
+    }
+
+    private int materialize(long inline, int ref, byte[] out) {
+        return KeyRefs.materialize(inline, ref, arena, out, shared, skip);
+    }
+
+    // =====================================================================================
     // Search
     // =====================================================================================
 
@@ -330,7 +450,7 @@ public final class HistoryTree implements History {
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
             long p = keys[base + mid];
-            int c = kp != p ? (kp < p ? -1 : 1) : KeyRefs.compareTail(key, off, len, refs[base + mid], arena);
+            int c = kp != p ? (kp < p ? -1 : 1) : tail(key, off, len, refs[base + mid]);
             if (c >= 0) {
                 lo = mid + 1;
             } else {
@@ -350,7 +470,7 @@ public final class HistoryTree implements History {
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
             long p = keys[base + mid];
-            int c = kp != p ? (kp < p ? -1 : 1) : KeyRefs.compareTail(key, off, len, refs[base + mid], arena);
+            int c = kp != p ? (kp < p ? -1 : 1) : tail(key, off, len, refs[base + mid]);
             if (c > 0 || (strict && c == 0)) {
                 lo = mid + 1;
             } else {
@@ -404,10 +524,14 @@ public final class HistoryTree implements History {
 
     @Override
     public boolean conflicts(byte[] keys, int bOff, int bLen, int eOff, int eLen, long snapshot) {
+        boolean empty = Arrays.equals(keys, bOff, bOff + bLen, keys, eOff, eOff + eLen);
         int s = relative(snapshot);
-        long bp = KeyRefs.prefix(keys, bOff, bLen);
-        long ep = KeyRefs.prefix(keys, eOff, eLen);
-        boolean empty = bp == ep && Arrays.equals(keys, bOff, bOff + bLen, keys, eOff, eOff + eLen);
+        // A read never changes the shared prefix: a key without it orders before or after every key
+        // in the tree, and its length becomes BELOW or ABOVE, which tail() answers without bytes.
+        bLen = searchLength(keys, bOff, bLen);
+        eLen = searchLength(keys, eOff, eLen);
+        long bp = searchInline(keys, bOff, bLen);
+        long ep = searchInline(keys, eOff, eLen);
         int leaf = findLeafRecordingPath(bp, keys, bOff, bLen);
         int c = leaf >>> CHUNK_SHIFT;
         int base = (leaf & CHUNK_MASK) * leafCap;
@@ -419,7 +543,7 @@ public final class HistoryTree implements History {
             // Nothing in this leaf is newer than the snapshot: if the interval holding begin starts in
             // this leaf (its first key is at or below begin), no binary search is needed.
             long p = lKey[c][base];
-            int cf = bp != p ? (bp < p ? -1 : 1) : KeyRefs.compareTail(keys, bOff, bLen, lRef[c][base], arena);
+            int cf = bp != p ? (bp < p ? -1 : 1) : tail(keys, bOff, bLen, lRef[c][base]);
             if (cf > 0 || (cf == 0 && !empty)) {
                 if (empty) {
                     return false;
@@ -462,7 +586,7 @@ public final class HistoryTree implements History {
             }
             if (slot > 0) {
                 long p = iKey[nc][nb + slot];
-                if (p > ep || (p == ep && KeyRefs.compareTail(keys, eOff, eLen, iRef[nc][nb + slot], arena) <= 0)) {
+                if (p > ep || (p == ep && tail(keys, eOff, eLen, iRef[nc][nb + slot]) <= 0)) {
                     return false;
                 }
             }
@@ -498,7 +622,7 @@ public final class HistoryTree implements History {
         int[] lr = lRef[c];
         for (int j = base + i, end = base + n; j < end; j++) {
             long p = lk[j];
-            if (p > ep || (p == ep && KeyRefs.compareTail(keys, eOff, eLen, lr[j], arena) <= 0)) {
+            if (p > ep || (p == ep && tail(keys, eOff, eLen, lr[j]) <= 0)) {
                 return 0;
             }
             if (lv[j] > s) {
@@ -568,9 +692,11 @@ public final class HistoryTree implements History {
         if (dropBatchWrites) {
             return;
         }
+        admit(keys, bOff, bLen);
+        admit(keys, eOff, eLen);
         int v = relative(now);
-        long bp = KeyRefs.prefix(keys, bOff, bLen);
-        long ep = KeyRefs.prefix(keys, eOff, eLen);
+        long bp = inlineOf(keys, bOff, bLen);
+        long ep = inlineOf(keys, eOff, eLen);
         int first = descendForInsert(bp, keys, bOff, bLen);
         if (mergeInLeaf(first, v, bp, keys, bOff, bLen, ep, eOff, eLen)) {
             return;
@@ -589,7 +715,7 @@ public final class HistoryTree implements History {
         int c = leaf >>> CHUNK_SHIFT;
         int base = (leaf & CHUNK_MASK) * leafCap;
         int n = lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
-        if (i < n && lKey[c][base + i] == bp && KeyRefs.compareTail(keys, bOff, bLen, lRef[c][base + i], arena) == 0) {
+        if (i < n && lKey[c][base + i] == bp && tail(keys, bOff, bLen, lRef[c][base + i]) == 0) {
             lVer[c][base + i] = v;
         } else {
             if (bRef != NIL) {
@@ -624,7 +750,7 @@ public final class HistoryTree implements History {
         int cmpE = 1;
         while (j < n) {
             long p = lk[base + j];
-            cmpE = ep != p ? (ep < p ? -1 : 1) : KeyRefs.compareTail(keys, eOff, eLen, lr[base + j], arena);
+            cmpE = ep != p ? (ep < p ? -1 : 1) : tail(keys, eOff, eLen, lr[base + j]);
             if (cmpE <= 0) {
                 break;
             }
@@ -634,7 +760,7 @@ public final class HistoryTree implements History {
             return false;
         }
         boolean exactE = cmpE == 0;
-        boolean exactB = i < j && lk[base + i] == bp && KeyRefs.compareTail(keys, bOff, bLen, lr[base + i], arena) == 0;
+        boolean exactB = i < j && lk[base + i] == bp && tail(keys, bOff, bLen, lr[base + i]) == 0;
         int newCount = i + (exactE ? 1 : 2) + (n - j);
         if (newCount > leafCap) {
             return false;
@@ -692,7 +818,7 @@ public final class HistoryTree implements History {
         int c = leaf >>> CHUNK_SHIFT;
         int base = (leaf & CHUNK_MASK) * leafCap;
         int n = lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
-        if (i < n && lKey[c][base + i] == kp && KeyRefs.compareTail(key, off, len, lRef[c][base + i], arena) == 0) {
+        if (i < n && lKey[c][base + i] == kp && tail(key, off, len, lRef[c][base + i]) == 0) {
             return lRef[c][base + i];
         }
         int v = i > 0 ? lVer[c][base + i - 1] : lastVersionFrom(leafPrev(leaf));
@@ -849,7 +975,7 @@ public final class HistoryTree implements History {
                 // Between the halves: the separator (possibly shorter than the right's first key) decides.
                 int parent = pathNode[height - 1];
                 int at = (parent & CHUNK_MASK) * innerCap + pathIdx[height - 1] + 1;
-                goRight = KeyRefs.compare(kp, key, off, len, iKey[parent >>> CHUNK_SHIFT][at], iRef[parent >>> CHUNK_SHIFT][at], arena) >= 0;
+                goRight = KeyRefs.compare(kp, key, off, len, iKey[parent >>> CHUNK_SHIFT][at], iRef[parent >>> CHUNK_SHIFT][at], arena, skip) >= 0;
             }
             if (goRight) {
                 leaf = right;
@@ -974,11 +1100,11 @@ public final class HistoryTree implements History {
         int rc = right >>> CHUNK_SHIFT;
         int last = (left & CHUNK_MASK) * leafCap + lHdr[lc][(left & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] - 1;
         int first = (right & CHUNK_MASK) * leafCap;
-        int lastLen = KeyRefs.materialize(lKey[lc][last], lRef[lc][last], arena, scratchA);
-        int firstLen = KeyRefs.materialize(lKey[rc][first], lRef[rc][first], arena, scratchB);
+        int lastLen = materialize(lKey[lc][last], lRef[lc][last], scratchA);
+        int firstLen = materialize(lKey[rc][first], lRef[rc][first], scratchB);
         int common = Arrays.mismatch(scratchA, 0, lastLen, scratchB, 0, firstLen);
         int sepLen = Math.min(firstLen, common + 1);
-        sepKeyOut = KeyRefs.prefix(scratchB, 0, sepLen);
+        sepKeyOut = inlineOf(scratchB, 0, sepLen);
         sepRefOut = storeKey(scratchB, 0, sepLen);
     }
 
@@ -993,7 +1119,7 @@ public final class HistoryTree implements History {
             int j = i;
             while (j < n) {
                 long p = lk[base + j];
-                if (p > ep || (p == ep && KeyRefs.compareTail(key, off, len, lr[base + j], arena) <= 0)) {
+                if (p > ep || (p == ep && tail(key, off, len, lr[base + j]) <= 0)) {
                     break;
                 }
                 releaseRef(lr[base + j]);
@@ -1121,7 +1247,7 @@ public final class HistoryTree implements History {
         int base = (leaf & CHUNK_MASK) * leafCap;
         int n = lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
         if (n > 0) {
-            cursorLen = KeyRefs.materialize(lKey[c][base + n - 1], lRef[c][base + n - 1], arena, cursorKey);
+            cursorLen = materialize(lKey[c][base + n - 1], lRef[c][base + n - 1], cursorKey);
             cursorPrefix = lKey[c][base + n - 1];
         }
     }
@@ -1387,6 +1513,8 @@ public final class HistoryTree implements History {
         arena.clear();
         height = 0;
         cursorLen = -1;
+        skip = 0;
+        skipUnset = true;
         root = allocLeaf();
     }
 
@@ -1479,9 +1607,12 @@ public final class HistoryTree implements History {
     }
 
     private byte[] keyOf(long prefix, int ref) {
-        int len = KeyRefs.materialize(prefix, ref, arena, scratchA);
+        int len = materialize(prefix, ref, scratchA);
         byte[] k = Arrays.copyOf(scratchA, len);
-        if (KeyRefs.prefix(k, 0, len) != prefix) {
+        if (len < skip || !Arrays.equals(k, 0, skip, shared, 0, skip)) {
+            throw new AssertionError("key " + Arrays.toString(k) + " lacks the shared prefix of " + skip + " bytes");
+        }
+        if (inlineOf(k, 0, len) != prefix) {
             throw new AssertionError("stored prefix does not match the key bytes");
         }
         return k;

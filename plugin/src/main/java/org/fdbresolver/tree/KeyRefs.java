@@ -5,16 +5,21 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 
 /**
- * How a node refers to a key: an inline prefix (the first 8 bytes, big-endian, zero-padded, with the
- * sign bit flipped so that signed {@code long} order is unsigned byte order) plus an int reference.
+ * How a node refers to a key: an inline {@code long} plus an int reference. The inline long holds the
+ * 8 key bytes that follow the tree's shared prefix of {@code skip} bytes (a prefix every key in the
+ * tree has, see {@link HistoryTree}; 0 when keys differ in their first byte): bytes
+ * {@code [skip, skip + 8)}, big-endian, zero-padded, with the sign bit flipped so that signed
+ * {@code long} order is unsigned byte order.
  *
  * <p>Reference encoding: a negative reference {@code ~len} is a key of {@code len <= 8} bytes held
- * entirely by its prefix. A non-negative reference is {@code unit << 1 | dropLast}: the key bytes live
- * in {@link KeyArena} chunk {@code unit}, and {@code dropLast == 1} means the key is the chunk's bytes
- * without their last byte (how {@code k} shares the chunk of {@code k\0}).
+ * entirely by the shared prefix and its inline long (so {@code skip <= len}). A non-negative
+ * reference is {@code unit << 1 | dropLast}: the key bytes live in {@link KeyArena} chunk
+ * {@code unit}, and {@code dropLast == 1} means the key is the chunk's bytes without their last byte
+ * (how {@code k} shares the chunk of {@code k\0}).
  *
- * <p>Two keys with equal prefixes compare by length when either is at most 8 bytes long (the shorter
- * is then a prefix of the longer), otherwise by their bytes from offset 8 on.
+ * <p>Two keys that share the skipped prefix and have equal inline longs compare by length when either
+ * is at most {@code skip + 8} bytes long (the shorter is then a prefix of the longer), otherwise by
+ * their bytes from offset {@code skip + 8} on.
  */
 final class KeyRefs {
     static final int INLINE_BYTES = 8;
@@ -59,13 +64,17 @@ final class KeyRefs {
         return ref < 0 ? ~ref : arena.length(ref >>> 1) - (ref & 1);
     }
 
-    /** Writes the key's bytes into {@code out} (at least its length long) and returns the length. */
-    static int materialize(long prefix, int ref, KeyArena arena, byte[] out) {
+    /**
+     * Writes the key's bytes into {@code out} (at least its length long) and returns the length; an
+     * inline key takes its first {@code skip} bytes from {@code shared}.
+     */
+    static int materialize(long prefix, int ref, KeyArena arena, byte[] out, byte[] shared, int skip) {
         int len = length(ref, arena);
         long p = prefix ^ Long.MIN_VALUE;
         if (ref < 0) {
-            for (int i = 0; i < len; i++) {
-                out[i] = (byte) (p >>> (56 - 8 * i));
+            System.arraycopy(shared, 0, out, 0, skip);
+            for (int i = skip; i < len; i++) {
+                out[i] = (byte) (p >>> (56 - 8 * (i - skip)));
             }
         } else {
             System.arraycopy(arena.block(ref >>> 1), arena.offset(ref >>> 1), out, 0, len);
@@ -74,27 +83,32 @@ final class KeyRefs {
     }
 
     /**
-     * Compares the search key {@code (kp, key[off, off + len))} with a stored key {@code (prefix, ref)}.
+     * Compares the search key {@code (kp, key[off, off + len))} with a stored key {@code (prefix, ref)};
+     * both share the first {@code skip} bytes.
      */
-    static int compare(long kp, byte[] key, int off, int len, long prefix, int ref, KeyArena arena) {
+    static int compare(long kp, byte[] key, int off, int len, long prefix, int ref, KeyArena arena, int skip) {
         if (kp != prefix) {
             return kp < prefix ? -1 : 1;
         }
-        return compareTail(key, off, len, ref, arena);
+        return compareTail(key, off, len, ref, arena, skip);
     }
 
-    /** The comparison once the prefixes are known to be equal. */
-    static int compareTail(byte[] key, int off, int len, int ref, KeyArena arena) {
+    /**
+     * The comparison once the inline longs are known to be equal (both keys share the first
+     * {@code skip} bytes, so they agree on their first {@code skip + 8}, zero-padded).
+     */
+    static int compareTail(byte[] key, int off, int len, int ref, KeyArena arena, int skip) {
         if (ref < 0) {
             return Integer.compare(len, ~ref);
         }
         int unit = ref >>> 1;
         int slen = arena.length(unit) - (ref & 1);
-        if (len <= INLINE_BYTES) {
+        int from = skip + INLINE_BYTES;
+        if (len <= from || slen <= from) {
             return Integer.compare(len, slen);
         }
         int so = arena.offset(unit);
-        return java.util.Arrays.compareUnsigned(key, off + INLINE_BYTES, off + len,
-                arena.block(unit), so + INLINE_BYTES, so + slen);
+        return java.util.Arrays.compareUnsigned(key, off + from, off + len,
+                arena.block(unit), so + from, so + slen);
     }
 }

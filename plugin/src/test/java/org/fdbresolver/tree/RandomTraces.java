@@ -21,6 +21,16 @@ final class RandomTraces {
     private final double longKeyFraction;
     /** Chance that a range is wide (two random keys) rather than empty, point or narrow. */
     double wideFraction = 0.2;
+    /**
+     * When set, every key begins with this shared prefix (then a short tail from the alphabet, or with
+     * {@code longKeyFraction} a 9–12 byte tail so that tails compare beyond the inline bytes), except
+     * for {@link #outlierFraction} of the keys: a prefix of it, possibly followed by a different byte.
+     */
+    byte[] family;
+    double outlierFraction;
+    /** Outliers only in reads (so only a read can leave the shared prefix). */
+    boolean outliersInReadsOnly;
+    private boolean generatingWrites;
 
     RandomTraces(long seed, int maxShortLen, double longKeyFraction) {
         this.rnd = new SplittableRandom(seed);
@@ -28,7 +38,19 @@ final class RandomTraces {
         this.longKeyFraction = longKeyFraction;
     }
 
+    /** A shared prefix of {@code len} bytes drawn from the alphabet (so 0x00 and 0xFF are common). */
+    byte[] familyOf(int len) {
+        byte[] f = new byte[len];
+        for (int i = 0; i < len; i++) {
+            f[i] = ALPHABET[rnd.nextInt(ALPHABET.length)];
+        }
+        return f;
+    }
+
     byte[] key() {
+        if (family != null) {
+            return familyKey();
+        }
         int len;
         byte[] prefix = new byte[0];
         if (rnd.nextDouble() < longKeyFraction) {
@@ -45,6 +67,28 @@ final class RandomTraces {
         byte[] k = Arrays.copyOf(prefix, prefix.length + len);
         for (int i = prefix.length; i < k.length; i++) {
             k[i] = ALPHABET[rnd.nextInt(ALPHABET.length)];
+        }
+        return k;
+    }
+
+    private byte[] familyKey() {
+        if (rnd.nextDouble() < outlierFraction && !(outliersInReadsOnly && generatingWrites)) {
+            int m = rnd.nextInt(family.length + 1);
+            byte[] k = Arrays.copyOf(family, m + (m < family.length && rnd.nextBoolean() ? 1 : 0));
+            if (k.length > m) {
+                byte b;
+                do {
+                    b = ALPHABET[rnd.nextInt(ALPHABET.length)];
+                } while (b == family[m]);
+                k[m] = b;
+            }
+            return k;
+        }
+        int tail = rnd.nextDouble() < longKeyFraction ? 9 + rnd.nextInt(4) : rnd.nextInt(maxShortLen + 1);
+        byte[] k = Arrays.copyOf(family, family.length + tail);
+        for (int i = family.length; i < k.length; i++) {
+            // Long tails mostly agree on their first bytes, so comparisons go past the inline ones.
+            k[i] = tail > 8 && i < family.length + 8 && rnd.nextInt(4) != 0 ? (byte) 'q' : ALPHABET[rnd.nextInt(ALPHABET.length)];
         }
         return k;
     }
@@ -81,9 +125,11 @@ final class RandomTraces {
             for (int i = 0; i < nr; i++) {
                 reads.add(range());
             }
+            generatingWrites = true;
             for (int i = 0; i < nw; i++) {
                 writes.add(range());
             }
+            generatingWrites = false;
             txs.add(new Tx(snapshot, reads, writes, rnd.nextInt(3) == 0));
         }
         return txs;

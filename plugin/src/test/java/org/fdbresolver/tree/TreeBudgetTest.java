@@ -33,7 +33,19 @@ class TreeBudgetTest {
         run(9, 512, 20 * 1024, 500);
     }
 
+    /** The same with keys that share a 12-byte prefix, rare outliers shortening it, and clears resetting it. */
+    @Test
+    void longTraceUnderTinyBudgetWithSharedPrefixes() {
+        for (long seed = 20; seed <= 22; seed++) {
+            run(seed, 128, 12 * 1024, 500, 12);
+        }
+    }
+
     private static void run(long seed, int nodeBytes, long budget, int batches) {
+        run(seed, nodeBytes, budget, batches, -1);
+    }
+
+    private static void run(long seed, int nodeBytes, long budget, int batches, int familyLength) {
         ConflictSetConfig config = ConflictSetConfig.builder().engine("tree").memoryBudgetBytes(budget)
                 .maxKeyBytes(64).option("nodeBytes", Integer.toString(nodeBytes)).option("keyBlockBytes", "128").build();
         try (ConflictSet cs = ConflictSet.open(config)) {
@@ -41,6 +53,10 @@ class TreeBudgetTest {
             BruteForceOracle oracle = new BruteForceOracle();
             RandomTraces gen = new RandomTraces(seed, 5, 0.25);
             gen.wideFraction = 0.03;
+            if (familyLength >= 0) {
+                gen.family = gen.familyOf(familyLength);
+                gen.outlierFraction = 0.002;
+            }
             ConflictBatch batch = cs.newBatch();
             long now = 0;
             long lastRetained = 0;

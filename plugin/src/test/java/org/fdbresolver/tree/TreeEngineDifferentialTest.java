@@ -36,7 +36,47 @@ class TreeEngineDifferentialTest {
         }
     }
 
+    /**
+     * Keys that all share a prefix of 0–40 bytes (so the tree's inline longs start after it), with rare
+     * outliers from batch 20 on: in writes (odd seeds) they shorten the shared prefix of a populated
+     * tree (a re-encode); in reads only (even seeds) they are searched as below or above every key and
+     * must leave the prefix alone. Nodes are small enough that splits, shifts and merges move entries
+     * between nodes all the time.
+     */
+    @Test
+    void matchesOracleWithLongSharedPrefixes() {
+        int[] lengths = {0, 1, 7, 8, 9, 12, 16, 17, 24, 40};
+        for (int seed = 200; seed < 200 + Math.max(lengths.length, SEEDS); seed++) {
+            int familyLength = lengths[seed % lengths.length];
+            int[] maxSkip = {0};
+            int[] lastSkip = {0};
+            boolean readsOnly = seed % 2 == 0;
+            run(seed, seed % 3 == 0 ? 256 : 128, 200, 4, 0.3, seed % 4 < 2 ? 12 : 300, (gen, b) -> {
+                if (b == 0) {
+                    gen.family = gen.familyOf(familyLength);
+                    gen.outliersInReadsOnly = readsOnly;
+                }
+                gen.outlierFraction = b < 20 ? 0 : readsOnly ? 0.02 : 0.003;
+            }, history -> {
+                maxSkip[0] = Math.max(maxSkip[0], history.sharedPrefixLength());
+                lastSkip[0] = history.sharedPrefixLength();
+            });
+            assertTrue(maxSkip[0] >= familyLength, "seed " + seed + ": the shared prefix of " + familyLength
+                    + " bytes was never used (at most " + maxSkip[0] + ")");
+            if (readsOnly) {
+                assertTrue(lastSkip[0] >= familyLength, "seed " + seed + ": a read shortened the shared prefix to "
+                        + lastSkip[0]);
+            }
+        }
+    }
+
     static void run(long seed, int nodeBytes, int batches, int maxShortLen, double longKeys, int window) {
+        run(seed, nodeBytes, batches, maxShortLen, longKeys, window, (gen, b) -> { }, history -> { });
+    }
+
+    static void run(long seed, int nodeBytes, int batches, int maxShortLen, double longKeys, int window,
+                    java.util.function.ObjIntConsumer<RandomTraces> beforeBatch,
+                    java.util.function.Consumer<HistoryTree> afterBatch) {
         ConflictSetConfig treeConfig = ConflictSetConfig.builder().engine("tree")
                 .option("nodeBytes", Integer.toString(nodeBytes)).option("keyBlockBytes", "256").build();
         try (ConflictSet tree = ConflictSet.open(treeConfig);
@@ -53,6 +93,7 @@ class TreeEngineDifferentialTest {
                 if (gen.nextInt(4) == 0) {
                     oldest = Math.max(oldest, now - 1 - gen.nextInt(window));
                 }
+                beforeBatch.accept(gen, b);
                 List<Tx> txs = gen.batch(now, oldest, 12);
                 String where = "seed " + seed + " batch " + b + " (version " + now + ")";
                 long retained = history.retainedVersion();
@@ -72,6 +113,7 @@ class TreeEngineDifferentialTest {
                 } catch (AssertionError e) {
                     throw new AssertionError(where + ": " + e.getMessage(), e);
                 }
+                afterBatch.accept(history);
                 assertTrue(history.historyBytes() <= treeConfig.memoryBudgetBytes());
                 assertEquals(oldest, history.retainedVersion(), where + ": no budget pressure, retained = oldest");
             }
