@@ -315,9 +315,9 @@ public final class HistoryTree implements History {
         }
     }
 
-    /** A reference to {@code key[off, off + len)}: inline, or a new arena chunk. */
+    /** A reference to {@code key[off, off + len)}: inline ({@link KeyRefs#fitsInline}), or a new arena chunk. */
     private int storeKey(byte[] key, int off, int len) {
-        if (len <= KeyRefs.INLINE_BYTES) {
+        if (KeyRefs.fitsInline(key, off, len)) {
             return KeyRefs.inline(len);
         }
         return KeyRefs.arenaRef(arena.allocate(key, off, len), false);
@@ -1614,6 +1614,10 @@ public final class HistoryTree implements History {
         }
         if (inlineOf(k, 0, len) != prefix) {
             throw new AssertionError("stored prefix does not match the key bytes");
+        }
+        // One encoding per key: inline exactly when it fits, except k sharing the chunk of k\0.
+        if (ref < 0 ? !KeyRefs.fitsInline(k, 0, len) : (ref & 1) == 0 && KeyRefs.fitsInline(k, 0, len)) {
+            throw new AssertionError("key of " + len + " bytes " + (ref < 0 ? "inline" : "in a key block"));
         }
         return k;
     }
