@@ -36,8 +36,9 @@ import org.fdbresolver.pipeline.History;
  * once per byte of the first key's length, and in practice a few times while the tree is small); it
  * grows back only when the tree is cleared. A read key without it orders before or after every key
  * in the tree and is searched as such (a sentinel length), so reads never change the prefix. Key
- * storage does not depend on it: keys longer than 8 bytes are always in key blocks, so re-encoding
- * never allocates.
+ * storage does not depend on it: keys of at most 8 bytes, and 9-byte keys ending in 0x00 (the end
+ * {@code k\0} of a point write on an 8-byte key), are inline whatever the prefix is
+ * ({@link KeyRefs#fitsInline}); all other keys are in key blocks, so re-encoding never allocates.
  *
  * <h2>Reads</h2>
  * {@link #conflicts} descends once (recording the path), finds the interval holding the read's begin
@@ -315,9 +316,9 @@ public final class HistoryTree implements History {
         }
     }
 
-    /** A reference to {@code key[off, off + len)}: inline, or a new arena chunk. */
+    /** A reference to {@code key[off, off + len)}: inline ({@link KeyRefs#fitsInline}), or a new arena chunk. */
     private int storeKey(byte[] key, int off, int len) {
-        if (len <= KeyRefs.INLINE_BYTES) {
+        if (KeyRefs.fitsInline(key, off, len)) {
             return KeyRefs.inline(len);
         }
         return KeyRefs.arenaRef(arena.allocate(key, off, len), false);
@@ -1614,6 +1615,10 @@ public final class HistoryTree implements History {
         }
         if (inlineOf(k, 0, len) != prefix) {
             throw new AssertionError("stored prefix does not match the key bytes");
+        }
+        // One encoding per key: inline exactly when it fits, except k sharing the chunk of k\0.
+        if (ref < 0 ? !KeyRefs.fitsInline(k, 0, len) : (ref & 1) == 0 && KeyRefs.fitsInline(k, 0, len)) {
+            throw new AssertionError("key of " + len + " bytes " + (ref < 0 ? "inline" : "in a key block"));
         }
         return k;
     }

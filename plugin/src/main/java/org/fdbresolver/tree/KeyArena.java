@@ -3,7 +3,7 @@ package org.fdbresolver.tree;
 import java.util.Arrays;
 
 /**
- * Packed storage for the bytes of keys longer than {@link KeyRefs#INLINE_BYTES}: key blocks
+ * Packed storage for the bytes of keys that are not inline ({@link KeyRefs#fitsInline}): key blocks
  * ({@code byte[]} slabs of {@code blockBytes}) cut into 8-byte-aligned chunks, each holding one key.
  * A chunk is addressed by an int (its byte address / 8), so 2^31 units address 16 GiB.
  *

@@ -11,8 +11,12 @@ import java.nio.ByteOrder;
  * {@code [skip, skip + 8)}, big-endian, zero-padded, with the sign bit flipped so that signed
  * {@code long} order is unsigned byte order.
  *
- * <p>Reference encoding: a negative reference {@code ~len} is a key of {@code len <= 8} bytes held
- * entirely by the shared prefix and its inline long (so {@code skip <= len}). A non-negative
+ * <p>Reference encoding: a negative reference {@code ~len} is a key held entirely by the shared prefix,
+ * its inline long and its length: {@code len <= 8} bytes (so {@code skip <= len}), or 9 bytes whose
+ * last byte is 0x00 ({@link #fitsInline}) — the end {@code k\0} of a point write on an 8-byte key
+ * {@code k}, whose 9th byte is implied (it lies within the inline long when {@code skip >= 1}, and is
+ * 0x00 by definition when {@code skip == 0}). Either way the key does not depend on {@code skip}, so
+ * re-encoding never moves a key between inline and a key block. A non-negative
  * reference is {@code unit << 1 | dropLast}: the key bytes live in {@link KeyArena} chunk
  * {@code unit}, and {@code dropLast == 1} means the key is the chunk's bytes without their last byte
  * (how {@code k} shares the chunk of {@code k\0}).
@@ -23,6 +27,8 @@ import java.nio.ByteOrder;
  */
 final class KeyRefs {
     static final int INLINE_BYTES = 8;
+    /** The longest inline key: 8 bytes, or 8 bytes and a 0x00 (see {@link #fitsInline}). */
+    static final int MAX_INLINE_LENGTH = INLINE_BYTES + 1;
     /** The reference of the empty key; also used for the unused separator of an inner node's slot 0. */
     static final int EMPTY = ~0;
     private static final VarHandle LONG_BE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
@@ -42,6 +48,14 @@ final class KeyRefs {
             }
         }
         return p ^ Long.MIN_VALUE;
+    }
+
+    /**
+     * Whether {@code key[off, off + len)} is stored inline: at most 8 bytes, or 9 bytes ending in 0x00.
+     * (Only these: any other byte beyond the inline long would have to be stored somewhere.)
+     */
+    static boolean fitsInline(byte[] key, int off, int len) {
+        return len <= INLINE_BYTES || len == MAX_INLINE_LENGTH && key[off + INLINE_BYTES] == 0;
     }
 
     static boolean isInline(int ref) {
@@ -73,8 +87,12 @@ final class KeyRefs {
         long p = prefix ^ Long.MIN_VALUE;
         if (ref < 0) {
             System.arraycopy(shared, 0, out, 0, skip);
-            for (int i = skip; i < len; i++) {
+            int inlineEnd = Math.min(len, skip + INLINE_BYTES);
+            for (int i = skip; i < inlineEnd; i++) {
                 out[i] = (byte) (p >>> (56 - 8 * (i - skip)));
+            }
+            for (int i = inlineEnd; i < len; i++) {
+                out[i] = 0; // the 0x00 of a 9-byte inline key when skip == 0
             }
         } else {
             System.arraycopy(arena.block(ref >>> 1), arena.offset(ref >>> 1), out, 0, len);
@@ -99,7 +117,15 @@ final class KeyRefs {
      */
     static int compareTail(byte[] key, int off, int len, int ref, KeyArena arena, int skip) {
         if (ref < 0) {
-            return Integer.compare(len, ~ref);
+            // An inline key has only 0x00 bytes past its inline long (at most one: a 9-byte key with
+            // skip == 0). A search key that is longer than the inline long and has another byte there
+            // is above it; otherwise one key is a prefix of the other.
+            int slen = ~ref;
+            int from = skip + INLINE_BYTES;
+            if (len > from && slen > from && key[off + from] != 0) {
+                return 1;
+            }
+            return Integer.compare(len, slen);
         }
         int unit = ref >>> 1;
         int slen = arena.length(unit) - (ref & 1);

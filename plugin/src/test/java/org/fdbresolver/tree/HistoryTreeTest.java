@@ -25,15 +25,24 @@ class HistoryTreeTest {
     @Test
     void invariantsAndReadsHoldThroughGrowthAndShrinking() {
         for (int seed = 1; seed <= SEEDS; seed++) {
-            run(seed, 128, 3);
+            run(seed, 128, 3, false);
         }
-        run(77, 256, 2);
+        run(77, 256, 2, false);
     }
 
-    private static void run(long seed, int nodeBytes, int minHeight) {
+    /** The same with keys of 0–10 bytes around the inline limit ({@link RandomTraces#zeroTails}). */
+    @Test
+    void invariantsAndReadsHoldWithKeysAroundTheInlineLimit() {
+        for (int seed = 1; seed <= SEEDS; seed++) {
+            run(seed, 128, 2, true); // few distinct keys: a shallower tree
+        }
+    }
+
+    private static void run(long seed, int nodeBytes, int minHeight, boolean zeroTails) {
         HistoryTree tree = new HistoryTree(nodeBytes, 256, 1L << 30, 1 << 10);
         RandomTraces gen = new RandomTraces(seed, 5, 0.2);
         gen.wideFraction = 0.01;
+        gen.zeroTails = zeroTails;
         SplittableRandom rnd = new SplittableRandom(seed * 31);
         List<Write> writes = new ArrayList<>();
         long now = 100;
@@ -139,5 +148,27 @@ class HistoryTreeTest {
         tree.checkInvariants();
         assertEquals(KeyArena.chunkBytes(k.length + 1), tree.keyBytesInUse(), "k and k\\0 share one chunk");
         assertEquals(2, tree.entries().size());
+    }
+
+    @Test
+    void pointWriteOnAnEightByteKeyNeedsNoKeyBlock() {
+        HistoryTree tree = new HistoryTree(512, 256, 1L << 20, 256);
+        byte[] keys = {1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, 6, 7, 8, 0};
+        tree.prepareMerge(10, 1, 64, 9);
+        tree.merge(keys, 0, 8, 8, 9, 10);
+        tree.checkInvariants();
+        assertEquals(0, tree.keyBytesInUse(), "k and k\\0 are both inline");
+        // A 9-byte key ending in another byte is not.
+        byte[] other = {1, 2, 3, 4, 5, 6, 7, 8, 1, 1, 2, 3, 4, 5, 6, 7, 8, 1, 0};
+        tree.prepareMerge(11, 1, 64, 10);
+        tree.merge(other, 0, 9, 9, 10, 11);
+        tree.checkInvariants();
+        assertEquals(KeyArena.chunkBytes(10), tree.keyBytesInUse(), "[k\\1, k\\1\\0) takes one chunk");
+        assertEquals(4, tree.entries().size());
+        assertTrue(tree.conflicts(keys, 0, 8, 8, 9, 9) && !tree.conflicts(keys, 0, 8, 8, 9, 10));
+        assertTrue(tree.conflicts(other, 0, 9, 9, 10, 10) && !tree.conflicts(other, 0, 9, 9, 10, 11));
+        // [k\0, k\1) holds no write; [k\0, k\1\0) holds k\1's.
+        byte[] between = {1, 2, 3, 4, 5, 6, 7, 8, 0, 1, 2, 3, 4, 5, 6, 7, 8, 1, 0};
+        assertTrue(!tree.conflicts(between, 0, 9, 9, 9, 0) && tree.conflicts(between, 0, 9, 9, 10, 10));
     }
 }

@@ -31,6 +31,12 @@ final class RandomTraces {
     /** Outliers only in reads (so only a read can leave the shared prefix). */
     boolean outliersInReadsOnly;
     private boolean generatingWrites;
+    /**
+     * When set (and {@link #family} is not), keys are 0–10 bytes, half of them 8 bytes, with bytes past
+     * the 8th mostly 0x00: 8-byte keys, their point ends {@code k\0} (stored inline), 9-byte keys
+     * ending in other bytes and 10-byte keys ending in 0x00s (in key blocks), all prefixes of each other.
+     */
+    boolean zeroTails;
 
     RandomTraces(long seed, int maxShortLen, double longKeyFraction) {
         this.rnd = new SplittableRandom(seed);
@@ -51,6 +57,9 @@ final class RandomTraces {
         if (family != null) {
             return familyKey();
         }
+        if (zeroTails) {
+            return zeroTailKey();
+        }
         int len;
         byte[] prefix = new byte[0];
         if (rnd.nextDouble() < longKeyFraction) {
@@ -67,6 +76,20 @@ final class RandomTraces {
         byte[] k = Arrays.copyOf(prefix, prefix.length + len);
         for (int i = prefix.length; i < k.length; i++) {
             k[i] = ALPHABET[rnd.nextInt(ALPHABET.length)];
+        }
+        return k;
+    }
+
+    /** The first 8 bytes of {@link #zeroTails} keys: few, so that equal inline longs are common. */
+    private static final byte[][] STEMS = {
+        {0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0, 1}, {1, 0, 0, 0, 0, 0, 0, 0},
+        {'a', 'b', 'a', 'b', 0, 0, (byte) 0xFF, 0}, {-1, -1, -1, -1, -1, -1, -1, -1}};
+
+    private byte[] zeroTailKey() {
+        int len = rnd.nextBoolean() ? 8 : rnd.nextInt(11);
+        byte[] k = Arrays.copyOf(STEMS[rnd.nextInt(STEMS.length)], len);
+        for (int i = 8; i < len; i++) {
+            k[i] = rnd.nextInt(3) != 0 ? 0 : ALPHABET[rnd.nextInt(ALPHABET.length)];
         }
         return k;
     }

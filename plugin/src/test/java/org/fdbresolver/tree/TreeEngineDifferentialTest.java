@@ -70,6 +70,20 @@ class TreeEngineDifferentialTest {
         }
     }
 
+    /**
+     * Keys of 0–10 bytes around the inline limit: 8-byte keys and their point ends {@code k\0} (9 bytes,
+     * stored inline), other 9-byte keys and 10-byte keys with trailing 0x00s (in key blocks), 0xFF
+     * bytes, keys that are prefixes of each other; tiny nodes. The first written key sets the shared
+     * prefix, later ones shorten it (re-encoding inline 9-byte keys).
+     */
+    @Test
+    void matchesOracleWithKeysAroundTheInlineLimit() {
+        for (int seed = 300; seed < 300 + Math.max(4, SEEDS / 2); seed++) {
+            run(seed, seed % 2 == 0 ? 128 : 256, 250, 4, 0, seed % 3 == 0 ? 12 : 300,
+                    (gen, b) -> gen.zeroTails = true, history -> { });
+        }
+    }
+
     static void run(long seed, int nodeBytes, int batches, int maxShortLen, double longKeys, int window) {
         run(seed, nodeBytes, batches, maxShortLen, longKeys, window, (gen, b) -> { }, history -> { });
     }
