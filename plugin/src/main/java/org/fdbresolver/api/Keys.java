@@ -1,5 +1,8 @@
 package org.fdbresolver.api;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
@@ -9,6 +12,7 @@ import java.util.Arrays;
 public final class Keys {
     /** Longest key prefix printed in an error message. */
     private static final int MAX_PRINTED = 64;
+    private static final VarHandle LONG_BE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
     private Keys() {
     }
@@ -19,6 +23,24 @@ public final class Keys {
 
     public static int compare(byte[] a, byte[] b) {
         return Arrays.compareUnsigned(a, b);
+    }
+
+    /**
+     * The first 8 bytes of {@code key[off, off + len)}, big-endian, zero-padded, sign bit flipped: a
+     * signed {@code long} compare of two prefixes is the unsigned byte order of the keys' first 8 bytes
+     * (equal prefixes leave the rest, and the lengths, to decide).
+     */
+    public static long orderedPrefix(byte[] key, int off, int len) {
+        long p;
+        if (len >= 8) {
+            p = (long) LONG_BE.get(key, off);
+        } else {
+            p = 0;
+            for (int i = 0; i < len; i++) {
+                p |= (key[off + i] & 0xFFL) << (56 - 8 * i);
+            }
+        }
+        return p ^ Long.MIN_VALUE;
     }
 
     /** A quoted, escaped rendering: printable ASCII as is, other bytes as \xNN; long keys are cut. */

@@ -1,9 +1,7 @@
 package org.fdbresolver.pipeline;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.util.Arrays;
+import org.fdbresolver.api.Keys;
 
 /**
  * Sorts a batch's range endpoints (keys in the batch's key region) and numbers the distinct keys in
@@ -14,7 +12,6 @@ import java.util.Arrays;
  * largest batch so far.
  */
 final class EndpointSorter {
-    private static final VarHandle LONG_BE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
     private static final int INSERTION_SORT = 16;
 
     private int count;
@@ -70,7 +67,7 @@ final class EndpointSorter {
         }
         common = c;
         for (int i = 0; i < count; i++) {
-            prefix[i] = prefixOf(keys, offset[i] + c, length[i] - c);
+            prefix[i] = Keys.orderedPrefix(keys, offset[i] + c, length[i] - c);
         }
     }
 
@@ -89,24 +86,11 @@ final class EndpointSorter {
         offset[id] = off;
         length[id] = len;
         order[id] = id;
-        long p = prefixOf(keys, off, len);
+        long p = Keys.orderedPrefix(keys, off, len);
         prefix[id] = p;
         differ |= p ^ prefix[0];
         minLength = Math.min(minLength, len);
         return id;
-    }
-
-    static long prefixOf(byte[] key, int off, int len) {
-        long p;
-        if (len >= 8) {
-            p = (long) LONG_BE.get(key, off);
-        } else {
-            p = 0;
-            for (int i = 0; i < len; i++) {
-                p |= (key[off + i] & 0xFFL) << (56 - 8 * i);
-            }
-        }
-        return p ^ Long.MIN_VALUE;
     }
 
     void sort() {

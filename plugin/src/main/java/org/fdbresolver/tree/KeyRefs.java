@@ -1,8 +1,6 @@
 package org.fdbresolver.tree;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
+import org.fdbresolver.api.Keys;
 
 /**
  * How a node refers to a key: an inline {@code long} plus an int reference. The inline long holds the
@@ -31,23 +29,13 @@ final class KeyRefs {
     static final int MAX_INLINE_LENGTH = INLINE_BYTES + 1;
     /** The reference of the empty key; also used for the unused separator of an inner node's slot 0. */
     static final int EMPTY = ~0;
-    private static final VarHandle LONG_BE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
     private KeyRefs() {
     }
 
     /** The order-preserving prefix of {@code key[off, off + len)}. */
     static long prefix(byte[] key, int off, int len) {
-        long p;
-        if (len >= 8) {
-            p = (long) LONG_BE.get(key, off);
-        } else {
-            p = 0;
-            for (int i = 0; i < len; i++) {
-                p |= (key[off + i] & 0xFFL) << (56 - 8 * i);
-            }
-        }
-        return p ^ Long.MIN_VALUE;
+        return Keys.orderedPrefix(key, off, len);
     }
 
     /**
