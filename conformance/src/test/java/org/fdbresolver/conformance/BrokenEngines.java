@@ -45,12 +45,12 @@ enum BrokenEngines {
         @Override
         public void detectConflicts(ConflictBatch batch, long now, long newOldestVersion, BatchResult out) {
             switch (flaw) {
-                case IGNORE_READS -> inner.detectConflicts(copy(batch, true, false, true), now, newOldestVersion, out);
-                case IGNORE_WRITES -> inner.detectConflicts(copy(batch, false, true, false), now, newOldestVersion, out);
+                case IGNORE_READS -> inner.detectConflicts(copy(batch, true, true), now, newOldestVersion, out);
+                case IGNORE_WRITES -> inner.detectConflicts(copy(batch, false, false), now, newOldestVersion, out);
                 case IGNORE_TOO_OLD -> inner.detectConflicts(batch, now, 0, out);
                 case IGNORE_INTRA_BATCH -> {
                     // Decide every transaction against the history alone, then apply the committed writes.
-                    inner.detectConflicts(copy(batch, false, true, false), now, newOldestVersion, out);
+                    inner.detectConflicts(copy(batch, false, false), now, newOldestVersion, out);
                     ConflictBatch writes = ConflictBatch.detached();
                     for (int t = 0; t < batch.transactionCount(); t++) {
                         if (out.decisionCode(t) == Decision.COMMIT_CODE) {
@@ -67,7 +67,7 @@ enum BrokenEngines {
          * A copy of the batch; {@code readsAsEmpty} replaces a transaction's reads by one empty read at the
          * empty key, which can never conflict but keeps the transaction subject to too-old.
          */
-        private ConflictBatch copy(ConflictBatch batch, boolean readsAsEmpty, boolean dropWrites, boolean keepWrites) {
+        private ConflictBatch copy(ConflictBatch batch, boolean readsAsEmpty, boolean keepWrites) {
             altered.clear();
             byte[] k = batch.keys();
             for (int t = 0; t < batch.transactionCount(); t++) {
@@ -82,7 +82,7 @@ enum BrokenEngines {
                                 k, batch.readEndOffset(r), batch.readEndLength(r));
                     }
                 }
-                if (keepWrites && !dropWrites) {
+                if (keepWrites) {
                     copyWrites(batch, t, altered);
                 }
             }

@@ -1,8 +1,6 @@
 /**
- * Benchmarks, apart from the code they measure: JMH benchmarks ({@code WorkloadBench} over the real
- * workload generators, {@code TreeEngineBench} over a conflictset-range-like stream) whose
- * {@code -prof gc} results prove the engines allocate nothing per batch in steady state, and
- * {@code ConflictSetRangeRun}, a plain timing loop of FoundationDB's conflictset-range shape. The CLI's
- * {@code bench} command is the everyday tool; these are for profiling and allocation proofs.
+ * Benchmarks, apart from the code they measure: {@code WorkloadBench} runs the real workload generators
+ * through an engine under JMH, and its {@code -prof gc} results prove the engines allocate nothing per
+ * batch in steady state. The CLI's {@code bench} command is the everyday timing tool.
  */
 package org.fdbresolver.harness.bench;
