@@ -4,60 +4,51 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
-import java.util.List;
-import java.util.Map;
 import java.util.Locale;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.stream.Stream;
 import org.fdbresolver.api.ConflictSetConfig;
 import org.fdbresolver.harness.workload.WorkloadParams;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * {@code demo}: the project's main job in one command. Generates a default trace into a temporary directory,
  * decides it with the best engine and with the reference engine, and shows that both agree and how fast each
  * was.
  */
-final class DemoCommand extends Command {
+@Command(name = "demo",
+        description = "Generate a trace, decide it with the best engine and the reference; show they agree and their speed.")
+final class DemoCommand extends Subcommand {
     static final String DEFAULT_WORKLOAD = "conflictset-range";
     static final long DEFAULT_BATCHES = 300;
 
-    static final Option WORKLOAD = Option.value("workload", "NAME", "workload to generate (default " + DEFAULT_WORKLOAD + ")");
-    static final Option BATCHES = Option.value("batches", "N", "batches to generate (default " + DEFAULT_BATCHES + ")");
-    static final Option SEED = Option.value("seed", "N", "generator seed (default: the workload's)");
-    static final Option TRACE = Option.value("trace", "FILE", "decide this trace instead of generating one");
-    static final Option ENGINE = Option.value("engine", "NAME",
-            "the engine to compare with the reference (default: tree if registered, else the first other engine)");
-    static final Option KEEP = Option.flag("keep", "keep the temporary directory with the generated trace");
+    @Option(names = "--workload", paramLabel = "NAME", order = 1, defaultValue = DEFAULT_WORKLOAD,
+            description = "workload to generate (default ${DEFAULT-VALUE})")
+    String workload;
 
-    @Override
-    String name() {
-        return "demo";
-    }
+    @Option(names = "--batches", paramLabel = "N", order = 2, converter = CountConverter.class,
+            defaultValue = "" + DEFAULT_BATCHES, description = "batches to generate (default ${DEFAULT-VALUE})")
+    long batches;
 
-    @Override
-    String summary() {
-        return "Generate a trace, decide it with the best engine and the reference; show they agree and their speed.";
-    }
+    @Option(names = "--seed", paramLabel = "N", order = 3, converter = SeedConverter.class,
+            description = "generator seed, " + SeedConverter.RANGE + " (default: the workload's)")
+    Long seed;
 
-    @Override
-    String synopsis() {
-        return "demo [--workload NAME] [--batches N] [--seed N] [--trace FILE] [--engine NAME] [--keep]";
-    }
+    @Option(names = "--trace", paramLabel = "FILE", order = 4, description = "decide this trace instead of generating one")
+    Path givenTrace;
 
-    @Override
-    List<Option> options() {
-        return List.of(WORKLOAD, BATCHES, SEED, TRACE, ENGINE, EngineOptions.BUDGET, KEEP);
-    }
+    @Option(names = "--engine", paramLabel = "NAME", order = 5,
+            description = "the engine to compare with the reference (default: tree if registered, else the first other engine)")
+    String engine;
 
-    @Override
-    int minPositionals() {
-        return 0;
-    }
+    @Option(names = "--budget", paramLabel = "BYTES", order = 6, converter = SizeConverter.class, defaultValue = "1g",
+            description = "history memory budget: a byte count or 512m, 2g, 64KiB, ... (default ${DEFAULT-VALUE})")
+    long budgetBytes;
 
-    @Override
-    int maxPositionals() {
-        return 0;
-    }
+    @Option(names = "--keep", order = 7, description = "keep the temporary directory with the generated trace")
+    boolean keep;
 
     @Override
     String details() {
@@ -73,30 +64,27 @@ final class DemoCommand extends Command {
     }
 
     @Override
-    int run(Args args, CommandContext context) throws Exception {
-        String engine = args.has(ENGINE.name()) ? args.value(ENGINE.name()) : EngineOptions.best();
-        ConflictSetConfig best = EngineOptions.config(args, engine);
-        ConflictSetConfig reference = EngineOptions.config(args, EngineOptions.REFERENCE);
+    int run(CommandContext context) throws Exception {
+        String chosen = engine != null ? engine : EngineOptions.best();
+        ConflictSetConfig best = ConflictSetConfig.builder().engine(chosen).memoryBudgetBytes(budgetBytes).build();
+        ConflictSetConfig reference = best.toBuilder().engine(EngineOptions.REFERENCE).build();
         EngineOptions.open(best).close(); // fail on a missing engine before generating anything
         EngineOptions.open(reference).close();
 
         Path temp = null;
         try {
             Path trace;
-            if (args.has(TRACE.name())) {
-                trace = Path.of(args.value(TRACE.name()));
+            if (givenTrace != null) {
+                trace = givenTrace;
             } else {
                 temp = Files.createTempDirectory("fdbresolver-demo");
                 trace = temp.resolve("demo.trace.gz");
-                OptionalLong seed = args.has(SEED.name()) ? OptionalLong.of(args.longValue(SEED.name(), 0)) : OptionalLong.empty();
-                long batches = args.nonNegative(BATCHES.name(), DEFAULT_BATCHES);
-                GenCommand.Generated g = GenCommand.generate(
-                        args.has(WORKLOAD.name()) ? args.value(WORKLOAD.name()) : DEFAULT_WORKLOAD,
-                        new WorkloadParams(seed, OptionalLong.of(batches), Map.of()), trace, context);
+                GenCommand.Generated g = GenCommand.generate(workload,
+                        new WorkloadParams(GenCommand.optional(seed), OptionalLong.of(batches), Map.of()), trace, context);
                 context.line("workload", g.workload());
                 context.line("seed", Long.toUnsignedString(g.seed()));
             }
-            if (temp == null || args.flag(KEEP.name())) {
+            if (temp == null || keep) {
                 context.line("trace", trace);
             }
 
@@ -120,7 +108,7 @@ final class DemoCommand extends Command {
             context.line("agree", agree ? "yes" : "no");
             return agree ? ExitCodes.OK : ExitCodes.DIFFERENT;
         } finally {
-            if (temp != null && !args.flag(KEEP.name())) {
+            if (temp != null && !keep) {
                 deleteTree(temp);
             }
         }
