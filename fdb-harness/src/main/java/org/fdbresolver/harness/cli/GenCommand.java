@@ -109,7 +109,7 @@ final class GenCommand extends Subcommand {
         context.line("seed", Long.toUnsignedString(g.seed()));
         context.line("batches", g.batches());
         context.line("transactions", g.transactions());
-        context.line("offered-hash", Hashes.hex(Hashes.sha256(out)));
+        context.line("offered-hash", g.offeredHash());
         context.line("seconds", CommandContext.seconds(g.nanos()));
         return ExitCodes.OK;
     }
@@ -119,10 +119,10 @@ final class GenCommand extends Subcommand {
     }
 
     /** What a generator run wrote. */
-    record Generated(String workload, long seed, long batches, long transactions, long nanos) {
+    record Generated(String workload, long seed, long batches, long transactions, String offeredHash, long nanos) {
     }
 
-    /** Runs workload {@code name} into {@code out} (renamed into place only when complete). */
+    /** Runs workload {@code name} into {@code out} (renamed into place only when complete, see TraceWriter). */
     static Generated generate(String name, WorkloadParams params, Path out, CommandContext context) throws IOException {
         Workload workload;
         try {
@@ -133,6 +133,7 @@ final class GenCommand extends Subcommand {
         long start = System.nanoTime();
         long transactions = 0;
         long written;
+        String offeredHash;
         try (TraceWriter writer = TraceWriter.create(out, workload.header());
              Progress progress = context.progress("gen " + name, workload.batchCount(), "batches")) {
             for (Batch b; (b = nextBatch(workload, writer)) != null; ) {
@@ -142,9 +143,11 @@ final class GenCommand extends Subcommand {
             }
             written = writer.batchesWritten();
             writer.commit();
+            // hashed while writing: a FIFO or device cannot be read back
+            offeredHash = Hashes.hex(writer.offeredSha256());
         }
         return new Generated(workload.header().getWorkload(), workload.header().getSeed(), written, transactions,
-                System.nanoTime() - start);
+                offeredHash, System.nanoTime() - start);
     }
 
     /** A generator that rejects its parameters late (while generating) is still a usage error. */
