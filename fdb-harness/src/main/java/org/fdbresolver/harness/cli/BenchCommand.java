@@ -28,7 +28,8 @@ final class BenchCommand extends Subcommand {
     EngineOptions engine;
 
     @Option(names = "--warmup", paramLabel = "N", order = 20, converter = CountConverter.class,
-            description = "batches resolved before timing starts, untimed (default: a tenth of the trace, at most 1000)")
+            description = "batches resolved before timing starts, untimed; fewer than the trace has "
+                    + "(default: a tenth of the trace, at most 1000)")
     Long warmupBatches;
 
     @Override
@@ -60,7 +61,14 @@ final class BenchCommand extends Subcommand {
             trace = LoadedTrace.load(tracePath, read -> progress.update(read, ++loaded[0], 0));
         }
         int batches = trace.batchCount();
-        long warmup = Math.min(batches, warmupBatches != null ? warmupBatches : Math.min(batches / 10, 1000));
+        if (batches == 0) {
+            throw new UsageException(tracePath + ": the trace has no batches, nothing to time");
+        }
+        long warmup = warmupBatches != null ? warmupBatches : Math.min(batches / 10, 1000);
+        if (warmup >= batches) {
+            throw new UsageException("--warmup " + warmup + " leaves nothing to time: " + tracePath + " has " + batches
+                    + " batches (use --warmup " + (batches - 1) + " or less)");
+        }
         int timedFrom = (int) warmup;
 
         DecisionHasher hasher = new DecisionHasher();

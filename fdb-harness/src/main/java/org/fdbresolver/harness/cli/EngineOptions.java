@@ -36,7 +36,10 @@ final class EngineOptions {
         return b.build();
     }
 
-    /** Opens a conflict set; an unknown engine or a bad setting is a usage error. */
+    /**
+     * Opens a conflict set; an unknown engine or a setting the engine refuses is a usage error. Engines name
+     * themselves in their messages ({@code engine tree: unknown option 'foo' ...}), so the message is kept as is.
+     */
     static ConflictSet open(ConflictSetConfig config) {
         if (!Engines.all().containsKey(config.engine())) {
             throw new UsageException("unknown engine '" + config.engine() + "' (engines: " + known() + ")");
@@ -44,7 +47,7 @@ final class EngineOptions {
         try {
             return ConflictSet.open(config);
         } catch (IllegalArgumentException e) {
-            throw new UsageException("engine " + config.engine() + ": " + e.getMessage(), e);
+            throw new UsageException(e.getMessage(), e);
         }
     }
 

@@ -47,7 +47,8 @@ public final class Main {
     static final class Root implements Callable<Integer> {
         static final String FOOTER = """
                 Results are printed as 'name: value' lines. Exit status: 0 success, 1 a comparison found
-                differences, 2 bad usage or bad input, 3 another failure. See docs/cli.md.
+                differences, 2 bad usage or bad input (also a file that cannot be read or written),
+                3 an internal error or out of memory. See docs/cli.md.
                 """;
 
         @Spec
@@ -184,8 +185,9 @@ public final class Main {
             // a directory where a file should be, a file that cannot be created: the command line's paths are wrong
             case FileSystemException f -> fail(err, verbose, f,
                     f.getFile() + ": " + (f.getReason() != null ? f.getReason() : f.getMessage()), ExitCodes.USAGE);
-            case IOException io -> fail(err, verbose, io, "I/O error: " + io.getMessage(), ExitCodes.FAILURE);
-            case UncheckedIOException io -> fail(err, verbose, io, "I/O error: " + io.getMessage(), ExitCodes.FAILURE);
+            // reading or writing a file named on the command line failed: bad input, as far as the user can tell
+            case IOException io -> fail(err, verbose, io, "I/O error: " + io.getMessage(), ExitCodes.USAGE);
+            case UncheckedIOException io -> fail(err, verbose, io, "I/O error: " + io.getMessage(), ExitCodes.USAGE);
             default -> fail(err, verbose, e, internal(e, verbose), ExitCodes.FAILURE);
         };
     }

@@ -30,7 +30,10 @@ abstract class Subcommand implements Callable<Integer> {
         this.context = context;
     }
 
-    /** Runs the command and returns the exit code ({@link ExitCodes}); throwing is how it reports an error. */
+    /**
+     * Runs the command and returns the exit code ({@link ExitCodes}); throwing is how it reports an error. Its
+     * result lines ({@link CommandContext#line}) are printed after it returns, none if it throws.
+     */
     abstract int run(CommandContext context) throws Exception;
 
     /** Help text after the options: what it prints, engines or workloads from the registries. */
@@ -48,6 +51,8 @@ abstract class Subcommand implements Callable<Integer> {
 
     @Override
     public final Integer call() throws Exception {
-        return run(context);
+        int code = run(context);
+        context.printResults();
+        return code;
     }
 }
