@@ -16,7 +16,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code bench TRACE --engine NAME}: loads the whole trace first (untimed), resolves the warm-up batches
+ * {@code bench TRACE [--engine NAME]}: loads the whole trace first (untimed), resolves the warm-up batches
  * untimed, then times the engine alone over the rest. Prints the same lines for every engine.
  */
 @Command(name = "bench", description = "Time one engine on a trace loaded in memory; print throughput and time per phase.")

@@ -12,8 +12,8 @@ import picocli.CommandLine.Option;
 final class EngineOptions {
     static final String REFERENCE = "reference";
 
-    @Option(names = "--engine", paramLabel = "NAME", required = true, order = 10,
-            description = "the engine that decides (engines are listed below)")
+    @Option(names = "--engine", paramLabel = "NAME", order = 10, defaultValue = ConflictSetConfig.DEFAULT_ENGINE,
+            description = "the engine that decides (default ${DEFAULT-VALUE}; engines are listed below)")
     String engine;
 
     @Option(names = "--budget", paramLabel = "BYTES", order = 11, converter = SizeConverter.class, defaultValue = "1g",
@@ -26,12 +26,7 @@ final class EngineOptions {
 
     /** The chosen engine with the budget and settings given. */
     ConflictSetConfig config() {
-        return config(engine);
-    }
-
-    /** Engine {@code name} with the budget and settings given. */
-    ConflictSetConfig config(String name) {
-        ConflictSetConfig.Builder b = ConflictSetConfig.builder().engine(name).memoryBudgetBytes(budgetBytes);
+        ConflictSetConfig.Builder b = ConflictSetConfig.builder().engine(engine).memoryBudgetBytes(budgetBytes);
         settings.forEach(b::option);
         return b.build();
     }
@@ -49,20 +44,6 @@ final class EngineOptions {
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage(), e);
         }
-    }
-
-    /** {@code tree} if registered, else the first engine that is not the reference, else the reference. */
-    static String best() {
-        Map<String, EngineFactory> all = Engines.all();
-        if (all.containsKey(ConflictSetConfig.DEFAULT_ENGINE)) {
-            return ConflictSetConfig.DEFAULT_ENGINE;
-        }
-        for (String name : all.keySet()) {
-            if (!name.equals(REFERENCE)) {
-                return name;
-            }
-        }
-        return REFERENCE;
     }
 
     static String known() {

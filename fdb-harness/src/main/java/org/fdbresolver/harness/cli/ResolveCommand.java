@@ -8,7 +8,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code resolve TRACE --engine NAME [--out DECISIONS]}: decides a trace and prints its hashes and counts. */
+/** {@code resolve TRACE [--engine NAME] [--out DECISIONS]}: decides a trace and prints its hashes and counts. */
 @Command(name = "resolve", description = "Decide every transaction of a trace with one engine; print the decision hash and counts.")
 final class ResolveCommand extends Subcommand {
     @Parameters(paramLabel = "TRACE", description = "the trace to decide (plain or gzip)")

@@ -292,7 +292,6 @@ class CliTest {
         return Stream.of(
                 Arguments.of(List.of(), "error: no command given (see fdbresolver --help)"),
                 Arguments.of(List.of("frobnicate"), "error: unknown command 'frobnicate'; commands: gen, resolve, hash, diff, bench, demo (see fdbresolver --help)"),
-                Arguments.of(List.of("resolve", trace), "error: missing required option: '--engine=NAME' (see fdbresolver resolve --help)"),
                 Arguments.of(List.of("resolve", trace, "--engine", "reference", "--colour", "red"),
                         "error: unknown option '--colour' (see fdbresolver resolve --help)"),
                 Arguments.of(List.of("resolve", trace, "--engine"),
