@@ -166,6 +166,9 @@ public final class Main {
         } else {
             // (picocli 4.7.7 says "option option '--x'" in one of its messages)
             String text = e.getMessage() == null ? "bad usage" : e.getMessage().replace("option option", "option");
+            if (text.endsWith(".")) {
+                text = text.substring(0, text.length() - 1);
+            }
             message = text.isEmpty() ? text : text.substring(0, 1).toLowerCase(Locale.ROOT) + text.substring(1);
         }
         return message + " (see " + spec.qualifiedName() + " --help)";
