@@ -1,11 +1,11 @@
 package org.fdbresolver.tree;
 
-import java.util.Map;
 import java.util.Set;
 import org.fdbresolver.api.BatchResult;
 import org.fdbresolver.api.ConflictBatch;
 import org.fdbresolver.api.ConflictSetConfig;
 import org.fdbresolver.engine.ConflictEngine;
+import org.fdbresolver.engine.EngineFactory;
 import org.fdbresolver.pipeline.BatchPipeline;
 
 /**
@@ -29,22 +29,24 @@ public final class TreeEngine implements ConflictEngine {
     private final BatchPipeline pipeline;
 
     public TreeEngine(ConflictSetConfig config) {
-        Map<String, String> options = config.options();
-        for (String name : options.keySet()) {
-            if (!OPTIONS.contains(name)) {
-                throw new IllegalArgumentException("unknown option '" + name + "' for engine " + NAME
-                        + " (known: " + NODE_BYTES + ", " + KEY_BLOCK_BYTES + ")");
-            }
-        }
+        EngineFactory.checkOptions(config, NAME, OPTIONS);
         int nodeBytes = intOption(config, NODE_BYTES, DEFAULT_NODE_BYTES);
         int keyBlockBytes = intOption(config, KEY_BLOCK_BYTES, DEFAULT_KEY_BLOCK_BYTES);
-        long budget = config.memoryBudgetBytes();
-        this.tree = new HistoryTree(nodeBytes, keyBlockBytes, budget, config.maxKeyBytes());
+        this.tree = history(nodeBytes, keyBlockBytes, config);
         // The uncertain writes (see BatchPipeline) draw on the same budget: together both stay within it.
-        this.uncertain = new HistoryTree(nodeBytes, keyBlockBytes, budget, config.maxKeyBytes());
+        this.uncertain = history(nodeBytes, keyBlockBytes, config);
         tree.shareBudgetWith(uncertain);
         uncertain.shareBudgetWith(tree);
         this.pipeline = new BatchPipeline(tree, tree, uncertain);
+    }
+
+    /** A history for this configuration; a setting it refuses is reported as this engine's. */
+    private static HistoryTree history(int nodeBytes, int keyBlockBytes, ConflictSetConfig config) {
+        try {
+            return new HistoryTree(nodeBytes, keyBlockBytes, config.memoryBudgetBytes(), config.maxKeyBytes());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("engine " + NAME + ": " + e.getMessage(), e);
+        }
     }
 
     private static int intOption(ConflictSetConfig config, String name, int fallback) {
@@ -59,7 +61,7 @@ public final class TreeEngine implements ConflictEngine {
             }
             return n;
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("option " + name + " of engine " + NAME + " must be a positive integer: '" + v + "'");
+            throw new IllegalArgumentException("engine " + NAME + ": option " + name + " must be a positive integer, not '" + v + "'");
         }
     }
 

@@ -3,6 +3,7 @@ package org.fdbresolver.reference;
 import static java.nio.charset.StandardCharsets.US_ASCII;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import org.fdbresolver.api.BatchResult;
 import org.fdbresolver.api.ConflictBatch;
@@ -21,6 +22,14 @@ class ReferenceEngineTest {
     void open() {
         cs = ConflictSet.open(ConflictSetConfig.builder().engine("reference").build());
         batch = cs.newBatch();
+    }
+
+    @Test
+    void refusesEveryOption() {
+        // the reference has no tuning: an option meant for another engine must not pass silently
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ConflictSet.open(
+                ConflictSetConfig.builder().engine("reference").option("nodeBytes", "256").build()));
+        assertEquals("engine reference: unknown option 'nodeBytes' (it takes none)", e.getMessage());
     }
 
     private static byte[] k(String s) {
