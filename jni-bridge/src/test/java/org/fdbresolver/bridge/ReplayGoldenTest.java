@@ -22,21 +22,24 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The native replay driver, through the JNI bridge and fdbresolver.hpp, gives FoundationDB's own decision
- * hash and conflicting-keys hash (golden/MANIFEST.tsv) on the small golden traces, under
+ * hash and conflicting-keys hash (testdata/golden/MANIFEST.tsv) on every golden trace, under
  * {@code -Xcheck:jni} with no warning; and rejects every malformed trace with one error line.
  * The golden directory is the system property {@code fdbresolver.golden}.
  */
 class ReplayGoldenTest {
-    /** The goldens small enough for every build. */
-    static final List<String> SMALL_GOLDENS =
-            List.of("adversarial", "adversarial-report-all", "conflictset-point-hot", "longtrace");
     static final List<String> ENGINES = List.of("reference", "tree");
 
+    /**
+     * The golden set: {@code fdbresolver.golden} (the POM sets it to the repository's testdata/golden,
+     * {@code -Dfdbresolver.golden=DIR} names another), else testdata/golden under the project root. Missing
+     * traces fail the test.
+     */
     static Path goldenDir() {
-        String configured = System.getProperty("fdbresolver.golden", "../../shared/golden");
-        Path dir = Path.of(configured);
+        String configured = System.getProperty("fdbresolver.golden");
+        Path dir = configured != null ? Path.of(configured) : Path.of("..", "testdata", "golden");
         assertTrue(Files.isRegularFile(dir.resolve("MANIFEST.tsv")), "golden traces not found at "
-                + dir.toAbsolutePath() + ": pass -Dfdbresolver.golden=/path/to/shared/golden");
+                + dir.toAbsolutePath().normalize() + (configured != null ? " (named by -Dfdbresolver.golden)"
+                        : " (the repository's testdata/golden is missing)"));
         return dir;
     }
 
@@ -57,7 +60,7 @@ class ReplayGoldenTest {
     }
 
     @ParameterizedTest(name = "{0} with {1}")
-    @MethodSource("smallGoldens")
+    @MethodSource("goldens")
     void replayGivesFoundationDbHashes(String name, String engine) throws Exception {
         Path dir = goldenDir();
         Map<String, String> expected = manifest(dir.resolve("MANIFEST.tsv")).get(name);
@@ -79,9 +82,10 @@ class ReplayGoldenTest {
         }
     }
 
-    /** Every small golden with each engine: the reference oracle and the tree engine. */
-    static Stream<Arguments> smallGoldens() {
-        return SMALL_GOLDENS.stream().flatMap(name -> ENGINES.stream().map(engine -> Arguments.of(name, engine)));
+    /** Every golden trace with each engine: the reference oracle and the tree engine. */
+    static Stream<Arguments> goldens() throws IOException {
+        return manifest(goldenDir().resolve("MANIFEST.tsv")).keySet().stream().sorted()
+                .flatMap(name -> ENGINES.stream().map(engine -> Arguments.of(name, engine)));
     }
 
     static Stream<String> invalidTraces() throws IOException {
