@@ -4,7 +4,7 @@
 //
 // usage: fdbresolver-bridge-test ENGINE [CASE...]   (no case: all). Prints "PASS name" or
 // "FAIL name: why" per case and "N passed, M failed"; exits non-zero on any failure.
-// ENGINE must decide correctly (TRACE.md); the test engines "test-throwing" (throws for marked
+// ENGINE must decide correctly (docs/formats.md); the test engines "test-throwing" (throws for marked
 // snapshots) and "test-brute" come from the jni-bridge test class path.
 
 #include "fdbresolver.hpp"
@@ -160,7 +160,7 @@ std::vector<std::string> control(const std::vector<TestBatch>& batches) {
 // ---- cases ----
 
 void decisionsMatchExpected() {
-    // Worked out by hand from TRACE.md's rules:
+    // Worked out by hand from docs/formats.md's rules:
     // batch 0: nothing to conflict with.
     // batch 1: t1 (snapshot 5) reads a, written at 10 -> conflict, reporting read 0.
     // batch 2: t1 snapshot 3 < oldest 5 with reads -> too old; t2 has no reads -> commit; t3 reads

@@ -1,7 +1,7 @@
 // fdbresolver-replay: replays a resolver trace through fdbresolver.hpp exactly as FoundationDB's
 // Resolver drives its ConflictBatch (addTransaction for each transaction with the batch's
 // newOldestVersion, then detectConflicts(version, newOldestVersion, commitList, &tooOldList) with the
-// conflicting-key-range map), and prints the decision hash, the conflicting-keys hash (TRACE.md),
+// conflicting-key-range map), and prints the decision hash, the conflicting-keys hash (docs/formats.md),
 // counts and times as "name: value" lines, the same names as the Java CLI.
 //
 // Timing covers addTransaction + detectConflicts only (not trace decoding), after --warmup N batches

@@ -1,4 +1,4 @@
-// Streams a resolver trace (shared/spec/TRACE.md): length-delimited protobuf messages, one
+// Streams a resolver trace (docs/formats.md): length-delimited protobuf messages, one
 // TraceHeader then one Batch per resolver batch, optionally gzip-compressed (zlib recognizes the
 // magic 1f 8b). The protobuf wire format is decoded by hand, so no protoc is needed. Batches are
 // decoded into FoundationDB-shaped types whose keys point into the message buffer (no copy): they
