@@ -465,6 +465,20 @@ void statistics() {
     fdbresolver::destroyConflictSet(cs);
 }
 
+/** fdbr_engine_name names the engine that runs, the default one included, without a call into Java. */
+void engineNames() {
+    expect(fdbr_engine_name(nullptr) == nullptr, "fdbr_engine_name(NULL) is NULL");
+    fdbr_config c;
+    fdbr_config_init(&c);  // engine NULL: the default engine
+    fdbr_resolver* r = nullptr;
+    expect(fdbr_open(&c, &r) == FDBR_OK, std::string("open: ") + fdbr_last_error());
+    expect(std::string(fdbr_engine_name(r)) == "tree", std::string("default engine: ") + fdbr_engine_name(r));
+    expect(fdbr_close(r) == FDBR_OK, "close");
+    fdbresolver::ConflictSet* cs = open();
+    expect(fdbresolver::engineName(cs) == engineName, "engine name: " + fdbresolver::engineName(cs));
+    fdbresolver::destroyConflictSet(cs);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -481,6 +495,7 @@ int main(int argc, char** argv) {
         {"close-reopen", closeAndReopen},
         {"threads", otherThreads},
         {"statistics", statistics},
+        {"engine-name", engineNames},
         // Last when running all: it leaves the host's handlers installed.
         {"host-signal-handler", hostSignalHandlerInstalledLater},
     };
