@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the system packages the native bridge needs to build (cmake, g++, zlib headers), with
+# Installs the system packages the native bridge needs to build (cmake, g++, zlib and OpenSSL headers), with
 # apt-get, when they are missing. Debian 12; run as root (CI does). Safe to run repeatedly.
 set -euo pipefail
 need=()
@@ -7,6 +7,7 @@ command -v cmake >/dev/null 2>&1 || need+=(cmake)
 command -v g++ >/dev/null 2>&1 || need+=(g++)
 command -v make >/dev/null 2>&1 || need+=(make)
 [ -e /usr/include/zlib.h ] || need+=(zlib1g-dev)
+[ -e /usr/include/openssl/evp.h ] || need+=(libssl-dev)
 if [ ${#need[@]} -eq 0 ]; then
   exit 0
 fi
