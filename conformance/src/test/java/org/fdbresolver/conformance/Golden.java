@@ -30,8 +30,9 @@ final class Golden {
         String configured = System.getProperty(PROPERTY);
         Path dir = (configured != null ? Path.of(configured) : repositoryDir()).toAbsolutePath().normalize();
         if (!Files.isRegularFile(dir.resolve("MANIFEST.tsv"))) {
-            fail("golden traces folder absent: no MANIFEST.tsv in " + dir + (configured != null
-                    ? " (named by -D" + PROPERTY + ")" : " (the repository's testdata/golden is missing)"));
+            boolean repository = dir.equals(repositoryDir().toAbsolutePath().normalize());
+            fail("golden traces folder absent: no MANIFEST.tsv in " + dir
+                    + (repository ? " (the repository's testdata/golden is missing)" : " (named by -D" + PROPERTY + ")"));
         }
         return dir;
     }

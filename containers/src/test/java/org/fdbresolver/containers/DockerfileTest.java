@@ -40,7 +40,8 @@ class DockerfileTest {
         Matcher m = Pattern.compile("BASE_IMAGE=\"\\$\\{FDBRESOLVER_BASE_IMAGE:-([^}]+)}\"")
                 .matcher(Files.readString(Path.of("setup-docker.sh")));
         assertTrue(m.find(), "setup-docker.sh names its base image");
-        assertEquals(ResolverImage.DEFAULT_BASE_IMAGE, m.group(1), "setup-docker.sh builds the image the Dockerfile starts from");
+        assertEquals(ResolverImage.DEFAULT_BASE_IMAGE, m.group(1),
+                "setup-docker.sh builds the image the Dockerfile starts from");
     }
 
     @Test

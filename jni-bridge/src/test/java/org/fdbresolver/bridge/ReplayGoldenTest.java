@@ -42,10 +42,11 @@ class ReplayGoldenTest {
      */
     static Path goldenDir() {
         String configured = System.getProperty("fdbresolver.golden");
-        Path dir = configured != null ? Path.of(configured) : Path.of("..", "testdata", "golden");
+        Path repository = Path.of("..", "testdata", "golden").toAbsolutePath().normalize();
+        Path dir = configured != null ? Path.of(configured) : repository;
         assertTrue(Files.isRegularFile(dir.resolve("MANIFEST.tsv")), "golden traces not found at "
-                + dir.toAbsolutePath().normalize() + (configured != null ? " (named by -Dfdbresolver.golden)"
-                        : " (the repository's testdata/golden is missing)"));
+                + dir.toAbsolutePath().normalize() + (dir.toAbsolutePath().normalize().equals(repository)
+                        ? " (the repository's testdata/golden is missing)" : " (named by -Dfdbresolver.golden)"));
         return dir;
     }
 

@@ -28,9 +28,10 @@ public final class GoldenFiles {
         String configured = System.getProperty(PROPERTY);
         Path dir = configured != null ? Path.of(configured) : repositoryDir();
         if (!Files.isRegularFile(dir.resolve("MANIFEST.tsv"))) {
+            boolean repository = dir.toAbsolutePath().normalize().equals(repositoryDir().toAbsolutePath().normalize());
             fail("golden traces not found at " + dir.toAbsolutePath().normalize() + " (no MANIFEST.tsv): "
-                    + (configured != null ? "-D" + PROPERTY + " names a folder without them"
-                            : "the repository's testdata/golden is missing"));
+                    + (repository ? "the repository's testdata/golden is missing"
+                            : "-D" + PROPERTY + " names a folder without them"));
         }
         return dir;
     }
