@@ -29,6 +29,14 @@
  * executable's link line) or preload $JAVA_HOME/lib/libjsig.so. See docs/fdb-integration.md.
  *
  * The memory layout that crosses into Java is documented in docs/bridge-layout.md.
+ *
+ * ABI versions: the library's symbols carry ELF versions (libfdbresolver.map), and the ABI only grows:
+ * a function once exported keeps its name, signature and behaviour, and no struct here changes size
+ * or layout (a new need gets a new function, never a new field). A host built against an older header
+ * runs unchanged against a newer library; one that uses a newer function fails to load against an
+ * older library with a message naming the version it needs, instead of misbehaving.
+ *   FDBRESOLVER_1    every function below except those listed later
+ *   FDBRESOLVER_1.1  fdbr_engine_name
  */
 #ifndef FDBRESOLVER_H
 #define FDBRESOLVER_H
@@ -173,6 +181,13 @@ FDBR_API fdbr_status fdbr_clear(fdbr_resolver* resolver, int64_t version);
 
 /** Reads the resolver's counters. */
 FDBR_API fdbr_status fdbr_get_stats(fdbr_resolver* resolver, fdbr_stats* out);
+
+/**
+ * The name of the engine the resolver runs (e.g. "tree"): the one fdbr_config.engine named, or the
+ * default engine's when it was NULL. Owned by the resolver, valid until fdbr_close; NULL for a NULL
+ * handle. Makes no call into the JVM. Since FDBRESOLVER_1.1 (see "ABI versions" above).
+ */
+FDBR_API const char* fdbr_engine_name(const fdbr_resolver* resolver);
 
 /** The message of the last failed call on this thread ("" if none); valid until this thread's next call. */
 FDBR_API const char* fdbr_last_error(void);

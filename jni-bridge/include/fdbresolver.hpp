@@ -141,6 +141,12 @@ inline fdbr_stats getStats(ConflictSet* cs) {
     return s;
 }
 
+/** The name of the engine the conflict set runs (the default engine's when Config::engine was empty). */
+inline std::string engineName(const ConflictSet* cs) {
+    const char* name = fdbr_engine_name(cs->resolver);
+    return name != nullptr ? name : "";
+}
+
 /** One batch, as FoundationDB's ConflictBatch: addTransaction for each, then detectConflicts. */
 class ConflictBatch {
 public:

@@ -4,7 +4,7 @@
 //
 // usage: fdbresolver-bridge-test ENGINE [CASE...]   (no case: all). Prints "PASS name" or
 // "FAIL name: why" per case and "N passed, M failed"; exits non-zero on any failure.
-// ENGINE must decide correctly (TRACE.md); the test engines "test-throwing" (throws for marked
+// ENGINE must decide correctly (docs/formats.md); the test engines "test-throwing" (throws for marked
 // snapshots) and "test-brute" come from the jni-bridge test class path.
 
 #include "fdbresolver.hpp"
@@ -160,7 +160,7 @@ std::vector<std::string> control(const std::vector<TestBatch>& batches) {
 // ---- cases ----
 
 void decisionsMatchExpected() {
-    // Worked out by hand from TRACE.md's rules:
+    // Worked out by hand from docs/formats.md's rules:
     // batch 0: nothing to conflict with.
     // batch 1: t1 (snapshot 5) reads a, written at 10 -> conflict, reporting read 0.
     // batch 2: t1 snapshot 3 < oldest 5 with reads -> too old; t2 has no reads -> commit; t3 reads
@@ -465,6 +465,20 @@ void statistics() {
     fdbresolver::destroyConflictSet(cs);
 }
 
+/** fdbr_engine_name names the engine that runs, the default one included, without a call into Java. */
+void engineNames() {
+    expect(fdbr_engine_name(nullptr) == nullptr, "fdbr_engine_name(NULL) is NULL");
+    fdbr_config c;
+    fdbr_config_init(&c);  // engine NULL: the default engine
+    fdbr_resolver* r = nullptr;
+    expect(fdbr_open(&c, &r) == FDBR_OK, std::string("open: ") + fdbr_last_error());
+    expect(std::string(fdbr_engine_name(r)) == "tree", std::string("default engine: ") + fdbr_engine_name(r));
+    expect(fdbr_close(r) == FDBR_OK, "close");
+    fdbresolver::ConflictSet* cs = open();
+    expect(fdbresolver::engineName(cs) == engineName, "engine name: " + fdbresolver::engineName(cs));
+    fdbresolver::destroyConflictSet(cs);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -481,6 +495,7 @@ int main(int argc, char** argv) {
         {"close-reopen", closeAndReopen},
         {"threads", otherThreads},
         {"statistics", statistics},
+        {"engine-name", engineNames},
         // Last when running all: it leaves the host's handlers installed.
         {"host-signal-handler", hostSignalHandlerInstalledLater},
     };

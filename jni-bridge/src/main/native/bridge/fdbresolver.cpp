@@ -52,6 +52,7 @@ struct Jvm {
     jmethodID clear = nullptr;
     jmethodID stats = nullptr;
     jmethodID close = nullptr;
+    jmethodID engineName = nullptr;
     jmethodID throwableToString = nullptr;
 };
 
@@ -309,7 +310,8 @@ fdbr_status startJvm(const fdbr_config* config) {
         (status = lookUpMethod(env, cls, false, "resolve", "(JJJIJIJJJI)I", &g_jvm.resolve)) != FDBR_OK ||
         (status = lookUpMethod(env, cls, false, "clear", "(JJI)I", &g_jvm.clear)) != FDBR_OK ||
         (status = lookUpMethod(env, cls, false, "stats", "(JJI)I", &g_jvm.stats)) != FDBR_OK ||
-        (status = lookUpMethod(env, cls, false, "close", "(JI)I", &g_jvm.close)) != FDBR_OK) {
+        (status = lookUpMethod(env, cls, false, "close", "(JI)I", &g_jvm.close)) != FDBR_OK ||
+        (status = lookUpMethod(env, cls, false, "engineName", "()Ljava/lang/String;", &g_jvm.engineName)) != FDBR_OK) {
         env->DeleteGlobalRef(cls);
         return status;
     }
@@ -339,10 +341,31 @@ struct fdbr_resolver {
     jobject java = nullptr;  // global ref to its NativeResolver
     std::vector<uint64_t> output;  // decisions written by Java; 8-byte aligned, reused batch to batch
     int64_t resolveNanos = 0;
+    std::string engineName;  // set once by fdbr_open; fdbr_engine_name hands it out
     char message[kMessageCapacity];
 };
 
 namespace {
+
+/** The engine's name as the Java side reports it; false (with *message) when Java threw. */
+bool javaEngineName(JNIEnv* env, jobject resolver, std::string* out, std::string* message) {
+    jstring name = static_cast<jstring>(env->CallObjectMethod(resolver, g_jvm.engineName));
+    if (takeException(env, message)) {
+        return false;
+    }
+    if (name == nullptr) {
+        *message = "null";
+        return false;
+    }
+    const char* chars = env->GetStringUTFChars(name, nullptr);
+    bool ok = !takeException(env, message) && chars != nullptr;
+    if (chars != nullptr) {
+        *out = chars;
+        env->ReleaseStringUTFChars(name, chars);
+    }
+    env->DeleteLocalRef(name);
+    return ok;
+}
 
 /** Runs a call that returns a Java status code, turning exceptions and codes into an fdbr_status. */
 fdbr_status finishCall(JNIEnv* env, fdbr_resolver* r, jint javaStatus, const char* what) {
@@ -440,6 +463,13 @@ FDBR_API fdbr_status fdbr_open(const fdbr_config* config, fdbr_resolver** out) {
         if (takeException(env, &message) || r->java == nullptr) {
             delete r;
             return fail(FDBR_JVM_ERROR, "fdbr_open: NewGlobalRef failed " + message);
+        }
+        if (!javaEngineName(env, r->java, &r->engineName, &message)) {
+            env->CallIntMethod(r->java, g_jvm.close, reinterpret_cast<jlong>(r->message), static_cast<jint>(kMessageCapacity));
+            takeException(env, &message);
+            env->DeleteGlobalRef(r->java);
+            delete r;
+            return fail(FDBR_ENGINE_ERROR, "fdbr_open: cannot read the engine's name: " + message);
         }
         *out = r;
         return FDBR_OK;
@@ -562,6 +592,10 @@ FDBR_API fdbr_status fdbr_get_stats(fdbr_resolver* r, fdbr_stats* out) {
         *out = stats;
     }
     return status;
+}
+
+FDBR_API const char* fdbr_engine_name(const fdbr_resolver* r) {
+    return r == nullptr ? nullptr : r->engineName.c_str();
 }
 
 FDBR_API const char* fdbr_last_error(void) {

@@ -13,7 +13,7 @@ import org.fdbresolver.api.Phase;
 
 /**
  * The one class that native code calls (libfdbresolver, {@code fdbresolver.h}): {@link #open} makes a
- * resolver, and its instance methods resolve a batch, clear, read statistics and close. Each call
+ * resolver, and its instance methods resolve a batch, clear, read statistics, name the engine and close. Each call
  * returns a status code and never throws: an exception becomes {@link #INVALID_BATCH} or
  * {@link #ENGINE_ERROR} with its message written, NUL-terminated UTF-8, into the caller's message buffer.
  * The native side still checks for a pending exception after every call, for what escapes even this
@@ -149,6 +149,11 @@ public final class NativeResolver {
             writeMessage(describe(e), messageAddress, messageCapacity);
             return ENGINE_ERROR;
         }
+    }
+
+    /** The name of the engine this resolver runs, the default engine's when none was asked for. */
+    String engineName() {
+        return conflictSet.engineName();
     }
 
     int close(long messageAddress, int messageCapacity) {

@@ -17,7 +17,7 @@ import org.fdbresolver.engine.Engines;
  * }
  * }</pre>
  *
- * <p>Every batch is validated before any state changes (TRACE.md's rules); an invalid batch throws
+ * <p>Every batch is validated before any state changes (the rules of docs/formats.md); an invalid batch throws
  * {@link InvalidBatchException} naming the batch, the transaction and the range, and the conflict set is
  * left exactly as it was. Not thread-safe: one resolver thread drives it, as in FoundationDB.
  */

@@ -13,7 +13,7 @@ import org.fdbresolver.api.Decision;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Each rule of TRACE.md, one small scenario at a time. */
+/** Each rule of docs/formats.md, one small scenario at a time. */
 class ReferenceEngineTest {
     private ConflictSet cs;
     private ConflictBatch batch;

@@ -1,5 +1,5 @@
 /**
- * Reading and writing the interchange formats of {@code shared/spec/TRACE.md}: trace files
+ * Reading and writing the interchange formats of {@code docs/formats.md}: trace files
  * ({@link org.fdbresolver.harness.trace.TraceReader}, {@link org.fdbresolver.harness.trace.TraceWriter}),
  * decision files ({@link org.fdbresolver.harness.trace.DecisionReader},
  * {@link org.fdbresolver.harness.trace.DecisionWriter}) and the hashes that compare engines
