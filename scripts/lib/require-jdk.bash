@@ -1,4 +1,4 @@
-# Sourced by scripts/test and scripts/fdbresolver-replay: checks, before anything runs, that JAVA_HOME is a
+# Sourced by scripts/fdbresolver, scripts/test and scripts/fdbresolver-replay: checks, before anything runs, that JAVA_HOME is a
 # JDK 25 (the build targets release 25; the scripts pass JVM options older JDKs refuse), and says what is
 # needed and where instead of letting the JVM fail with "Unrecognized option".
 #
@@ -7,12 +7,14 @@
 #                                   "error: ..." line when the check fails
 FDBRESOLVER_DEFAULT_JDK=/usr/lib/jvm/temurin-25-jdk-amd64
 
-# The JDK's major version: from its release file, else from the java launcher.
+# The JDK's feature version (17, 25, ...): from its release file, which costs nothing, else from
+# `java -version` ("1.8.0_402" is Java 8).
 fdbresolver_jdk_major() {
   local v
-  v=$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$JAVA_HOME/release" 2>/dev/null)
-  [[ -n $v ]] || v=$("$JAVA_HOME/bin/java" -XshowSettings:properties -version 2>&1 \
-                     | sed -n 's/^ *java\.specification\.version = \([0-9]*\).*/\1/p')
+  v=$(sed -n 's/^JAVA_VERSION="\([^"]*\)".*/\1/p' "$JAVA_HOME/release" 2>/dev/null)
+  [[ -n $v ]] || v=$("$JAVA_HOME/bin/java" -version 2>&1 | sed -n 's/.* version "\([^"]*\)".*/\1/p' | head -n 1)
+  v="${v#1.}"
+  v="${v%%[!0-9]*}"
   echo "${v:-unknown}"
 }
 

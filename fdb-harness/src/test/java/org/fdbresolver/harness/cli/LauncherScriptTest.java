@@ -93,14 +93,14 @@ class LauncherScriptTest {
             Path jdk = fakeJdk(dir.resolve("jdk17-" + releaseFile), "17.0.15", releaseFile);
             Result r = bash(SCRIPT, Map.of("JAVA_HOME", jdk.toString(), "FDBRESOLVER_NO_BUILD", "1"), "--help");
             assertEquals(2, r.code(), r::toString);
-            assertEquals(List.of("error: JDK 25 or newer is needed, but JAVA_HOME=" + jdk + " is Java 17; set JAVA_HOME"
-                    + " to a JDK 25 (e.g. export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64)"), r.errLines(), r::toString);
+            assertEquals(List.of("error: JAVA_HOME=" + jdk + " is JDK 17: fdbresolver needs JDK 25 (e.g. Temurin 25 at"
+                    + " /usr/lib/jvm/temurin-25-jdk-amd64; point JAVA_HOME at it)"), r.errLines(), r::toString);
             assertEquals("", r.out());
         }
         Path java8 = fakeJdk(dir.resolve("jdk8"), "1.8.0_402", false);
         Result r = bash(SCRIPT, Map.of("JAVA_HOME", java8.toString(), "FDBRESOLVER_NO_BUILD", "1"), "--help");
         assertEquals(2, r.code(), r::toString);
-        assertTrue(r.err().contains(" is Java 8; "), r::toString);
+        assertTrue(r.err().contains(" is JDK 8: "), r::toString);
     }
 
     @Test
@@ -108,7 +108,8 @@ class LauncherScriptTest {
         Result r = bash(SCRIPT, Map.of("JAVA_HOME", dir.resolve("nothing").toString()), "--help");
         assertEquals(2, r.code(), r::toString);
         assertEquals(1, r.errLines().size(), r::toString);
-        assertTrue(r.err().startsWith("error: no JDK at JAVA_HOME=" + dir.resolve("nothing") + ": install JDK 25"), r::toString);
+        assertTrue(r.err().startsWith("error: JAVA_HOME=" + dir.resolve("nothing") + " holds no JDK: fdbresolver needs JDK 25"),
+                r::toString);
     }
 
     /** A repository stand-in: the real script beside a Maven wrapper that fails offline with {@code offlineError}. */
@@ -116,6 +117,8 @@ class LauncherScriptTest {
         Path root = Files.createDirectories(dir.resolve("repo"));
         Files.createDirectories(root.resolve("scripts"));
         Files.copy(SCRIPT, root.resolve("scripts").resolve("fdbresolver"));
+        Files.createDirectories(root.resolve("scripts").resolve("lib"));
+        Files.copy(SCRIPT.resolveSibling("lib").resolve("require-jdk.bash"), root.resolve("scripts/lib/require-jdk.bash"));
         executable(root.resolve("mvnw"), """
                 #!/usr/bin/env bash
                 echo "$*" >> mvnw.calls
