@@ -14,8 +14,6 @@
 // Usage: fdbresolver-fdb-skiplist TRACE [--warmup N]
 // Exit codes: 0 decided; 2 bad usage or a trace it cannot read (one "error: ..." line on stderr).
 
-#include <time.h>
-
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -25,13 +23,14 @@
 #include <string>
 #include <vector>
 
-#include <openssl/evp.h>
-
 #include "fdbclient/CommitTransaction.h"
 #include "fdbrpc/PerfMetric.h"
 #include "ConflictSet.h"
 
-#include "trace_reader.h" // fdbresolver's streaming trace decoder (jni-bridge/src/main/native/replay)
+// fdbresolver's streaming trace decoder, SHA-256 and clocks (jni-bridge/src/main/native/replay)
+#include "clock.h"
+#include "sha256.h"
+#include "trace_reader.h"
 
 // The phase counters of ConflictSet.cpp (its globals), named like fdbresolver's phases.
 extern PerfDoubleCounter g_sort, g_checkRead, g_checkBatch, g_combine, g_merge, g_removeBefore;
@@ -40,49 +39,19 @@ int64_t conflictSetNodeBytes(ConflictSet* cs);
 
 namespace {
 
-int64_t monotonicNanos() {
-	timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
-
-int64_t threadCpuNanos() {
-	timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
+using replay::monotonicNanos;
+using replay::Sha256;
+using replay::threadCpuNanos;
 
 int usageError(const std::string& message) {
 	std::fprintf(stderr, "error: %s\n", message.c_str());
 	return 2;
 }
 
-/** SHA-256 through OpenSSL's EVP interface (FoundationDB links OpenSSL). */
-class Sha256 {
-public:
-	Sha256() : context(EVP_MD_CTX_new()) { EVP_DigestInit_ex(context, EVP_sha256(), nullptr); }
-	~Sha256() { EVP_MD_CTX_free(context); }
-	void update(const void* data, size_t length) { EVP_DigestUpdate(context, data, length); }
-	void updateLittleEndian32(uint32_t v) {
-		uint8_t b[4] = { uint8_t(v), uint8_t(v >> 8), uint8_t(v >> 16), uint8_t(v >> 24) };
-		update(b, 4);
-	}
-	std::string hexDigest() {
-		unsigned char digest[EVP_MAX_MD_SIZE];
-		unsigned int length = 0;
-		EVP_DigestFinal_ex(context, digest, &length);
-		std::string hex;
-		char two[3];
-		for (unsigned int i = 0; i < length; i++) {
-			std::snprintf(two, sizeof(two), "%02x", digest[i]);
-			hex += two;
-		}
-		return hex;
-	}
-
-private:
-	EVP_MD_CTX* context;
-};
+void updateLittleEndian32(Sha256& sha, uint32_t v) {
+	uint8_t b[4] = { uint8_t(v), uint8_t(v >> 8), uint8_t(v >> 16), uint8_t(v >> 24) };
+	sha.update(b, 4);
+}
 
 /** One batch of the trace in FoundationDB's types; the keys live in the batch's arena. */
 struct LoadedBatch {
@@ -222,9 +191,9 @@ int main(int argc, char** argv) {
 		for (const auto& entry : conflictingKeyRangeMap) {
 			if (decisions[size_t(entry.first)] != 1)
 				continue;
-			conflictingKeysHash.updateLittleEndian32(uint32_t(entry.first));
+			updateLittleEndian32(conflictingKeysHash, uint32_t(entry.first));
 			for (int r : entry.second)
-				conflictingKeysHash.updateLittleEndian32(uint32_t(r));
+				updateLittleEndian32(conflictingKeysHash, uint32_t(r));
 		}
 		transactions += batch.transactions.size();
 	}

@@ -11,6 +11,7 @@
 // option, nothing on stdout; exit status 2 for bad usage or bad input, 3 when the run fails for another
 // reason (the JVM cannot start, the engine throws). This program has no "no" answer, so never exits 1.
 
+#include "clock.h"
 #include "fdbresolver.hpp"
 #include "sha256.h"
 #include "trace_reader.h"
@@ -43,18 +44,8 @@ struct UsageError {
     std::string message;
 };
 
-int64_t monotonicNanos() {
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
-
-/** CPU time of this thread; the engine runs on it too (the JVM executes the call on the caller's thread). */
-int64_t threadCpuNanos() {
-    timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
+using replay::monotonicNanos;
+using replay::threadCpuNanos;
 
 void usage(FILE* out) {
     std::fputs(
