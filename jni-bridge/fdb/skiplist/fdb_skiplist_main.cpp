@@ -14,6 +14,7 @@
 // Usage: fdbresolver-fdb-skiplist TRACE [--warmup N]
 // Exit codes: 0 decided; 2 bad usage or a trace it cannot read (one "error: ..." line on stderr).
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -144,7 +145,7 @@ int main(int argc, char** argv) {
 
 	ConflictSet* cs = newConflictSet();
 	Sha256 decisionHash, conflictingKeysHash;
-	std::vector<int> commitList, tooOldList;
+	std::vector<int> commitList, tooOldList, reads;
 	std::vector<uint8_t> decisions;
 	uint64_t transactions = 0, timedTransactions = 0, counts[3] = { 0, 0, 0 };
 	int64_t timedNanos = 0, timedCpuNanos = 0;
@@ -187,12 +188,15 @@ int main(int argc, char** argv) {
 		for (uint8_t d : decisions)
 			counts[d]++;
 		// The map holds an entry for every reporting transaction that was checked; TRACE.md's
-		// conflicting reads are those of the ones decided CONFLICT.
+		// conflicting reads are those of the ones decided CONFLICT, ascending. The skip list appends a
+		// read's index when its check finishes, and it checks 16 reads at once, so they come out of order.
 		for (const auto& entry : conflictingKeyRangeMap) {
 			if (decisions[size_t(entry.first)] != 1)
 				continue;
+			reads.assign(entry.second.begin(), entry.second.end());
+			std::sort(reads.begin(), reads.end());
 			updateLittleEndian32(conflictingKeysHash, uint32_t(entry.first));
-			for (int r : entry.second)
+			for (int r : reads)
 				updateLittleEndian32(conflictingKeysHash, uint32_t(r));
 		}
 		transactions += batch.transactions.size();
