@@ -66,8 +66,9 @@ typedef struct fdbr_resolver fdbr_resolver;
 /** How to open a resolver. Initialize with fdbr_config_init, then set what you need. */
 typedef struct fdbr_config {
     /** Class path with the engine and its dependencies, ':'-separated; an entry "dir/\*" stands for
-     * every .jar in dir. NULL: the environment variable FDBRESOLVER_CLASS_PATH. Used only when
-     * this call creates the JVM. */
+     * every .jar in dir. NULL: the environment variable FDBRESOLVER_CLASS_PATH, else the jars
+     * installed beside the library ("D/../\*:D/../lib/\*" where D is libfdbresolver.so's folder, the
+     * layout of both the build tree and an installation). Used only when this call creates the JVM. */
     const char* class_path;
     /** Extra JVM options (e.g. "-Xmx4g", "-XX:+UseZGC", "-Xcheck:jni"). Used only when this call
      * creates the JVM. */
@@ -153,6 +154,21 @@ FDBR_API void fdbr_config_init(fdbr_config* config);
 
 /** Opens a resolver; starts the JVM if this process has none. */
 FDBR_API fdbr_status fdbr_open(const fdbr_config* config, fdbr_resolver** out);
+
+/**
+ * Opens a resolver from a configuration text: settings "name=value" separated by ';' or newlines
+ * (blanks around names and values are ignored), for hosts that carry the configuration as one
+ * string, such as FoundationDB's RESOLVER_CONFLICT_SET_PLUGIN_CONFIG knob. Names:
+ *   engine=NAME            the engine ("tree", "reference"; default: the engine's default)
+ *   memory_budget=SIZE     history bytes; a number with an optional k/m/g/t suffix (KiB..TiB)
+ *   max_key_bytes=N        the longest key accepted
+ *   class_path=PATH        as fdbr_config.class_path
+ *   jvm_option=OPTION      one JVM option (repeat the name for more); e.g. jvm_option=-Xmx1g
+ *   engine_option=NAME=V   one engine option (repeatable)
+ *   keep_jvm_signal_handlers=0|1
+ * An empty text opens the defaults. An unknown name or a bad value is FDBR_INVALID_ARGUMENT naming it.
+ */
+FDBR_API fdbr_status fdbr_open_text(const char* config_text, fdbr_resolver** out);
 
 /** Closes a resolver and frees its memory. NULL is accepted and does nothing. */
 FDBR_API fdbr_status fdbr_close(fdbr_resolver* resolver);

@@ -18,6 +18,11 @@
 // detectConflicts; failures throw fdbresolver::Error (or come back as a status from
 // tryDetectConflicts), and a failed batch changes no state.
 //
+// Loading: a host that links libfdbresolver calls newConflictSet(config). A host that must not depend on
+// it at link time (fdbserver, where the plugin is chosen at run time by a knob) loads it with
+// Library::load(path) — dlopen, nothing else resolved until then — and passes the Library to
+// newConflictSet; every call of that conflict set then goes through the loaded library.
+//
 // Threads: one batch at a time per ConflictSet, as in FDB's Resolver. A ConflictSet may be used from
 // any thread (threads are attached to the JVM automatically); concurrent calls on one ConflictSet
 // are serialized by the library, but building two batches at once on one ConflictSet is not allowed.
@@ -29,22 +34,109 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <dlfcn.h>
 #include <map>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace fdbresolver {
 
+/** The constant name of a status (as fdbr_status_name, without calling into the library). */
+inline const char* statusName(fdbr_status status) {
+    switch (status) {
+        case FDBR_OK: return "FDBR_OK";
+        case FDBR_INVALID_BATCH: return "FDBR_INVALID_BATCH";
+        case FDBR_ENGINE_ERROR: return "FDBR_ENGINE_ERROR";
+        case FDBR_INVALID_ARGUMENT: return "FDBR_INVALID_ARGUMENT";
+        case FDBR_JVM_ERROR: return "FDBR_JVM_ERROR";
+        case FDBR_OUT_OF_MEMORY: return "FDBR_OUT_OF_MEMORY";
+    }
+    return "FDBR_UNKNOWN_STATUS";
+}
+
 /** A failed call: the library's status and message. */
 class Error : public std::runtime_error {
 public:
     Error(fdbr_status status, const std::string& message)
-      : std::runtime_error(std::string(fdbr_status_name(status)) + ": " + message), status_(status) {}
+      : std::runtime_error(std::string(statusName(status)) + ": " + message), status_(status) {}
     fdbr_status status() const { return status_; }
 
 private:
     fdbr_status status_;
+};
+
+/**
+ * The C ABI's entry points, either linked into the host (linked()) or loaded from a shared library
+ * at run time (load()). A ConflictSet calls only through the Library it was opened with.
+ */
+struct Library {
+    decltype(&fdbr_config_init) configInit;
+    decltype(&fdbr_open) open;
+    decltype(&fdbr_open_text) openText;
+    decltype(&fdbr_close) close;
+    decltype(&fdbr_resolve) resolve;
+    decltype(&fdbr_clear) clear;
+    decltype(&fdbr_get_stats) getStats;
+    decltype(&fdbr_last_error) lastError;
+    decltype(&fdbr_status_name) statusName;
+
+    /** The functions linked into this program (needs -lfdbresolver at link time). */
+    static const Library& linked() {
+        static const Library library{&fdbr_config_init, &fdbr_open, &fdbr_open_text, &fdbr_close, &fdbr_resolve,
+                                     &fdbr_clear, &fdbr_get_stats, &fdbr_last_error, &fdbr_status_name};
+        return library;
+    }
+
+    /**
+     * Loads libfdbresolver (or a library with the same C ABI) from path with dlopen. Returns nullptr
+     * with *error set when the file cannot be loaded or lacks an entry point. The library stays loaded
+     * for the life of the process (a JVM it started cannot be unloaded); loading the same path again
+     * returns the same functions.
+     */
+    static const Library* load(const std::string& path, std::string* error) {
+        static std::mutex mutex;
+        static std::map<std::string, const Library*> loaded;
+        std::lock_guard<std::mutex> lock(mutex);
+        auto known = loaded.find(path);
+        if (known != loaded.end()) {
+            return known->second;
+        }
+        void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+        if (handle == nullptr) {
+            const char* why = dlerror();
+            *error = "cannot load " + path + ": " + (why != nullptr ? why : "dlopen failed");
+            return nullptr;
+        }
+        Library* library = new Library();
+        bool complete = symbol(handle, "fdbr_config_init", &library->configInit, path, error) &&
+                        symbol(handle, "fdbr_open", &library->open, path, error) &&
+                        symbol(handle, "fdbr_open_text", &library->openText, path, error) &&
+                        symbol(handle, "fdbr_close", &library->close, path, error) &&
+                        symbol(handle, "fdbr_resolve", &library->resolve, path, error) &&
+                        symbol(handle, "fdbr_clear", &library->clear, path, error) &&
+                        symbol(handle, "fdbr_get_stats", &library->getStats, path, error) &&
+                        symbol(handle, "fdbr_last_error", &library->lastError, path, error) &&
+                        symbol(handle, "fdbr_status_name", &library->statusName, path, error);
+        if (!complete) {
+            delete library;
+            return nullptr;  // the handle stays open: dlclose of a library that may have started a JVM is unsafe
+        }
+        loaded[path] = library;
+        return library;  // lives as long as the process, like the loaded code
+    }
+
+private:
+    template <class F>
+    static bool symbol(void* handle, const char* name, F* out, const std::string& path, std::string* error) {
+        *out = reinterpret_cast<F>(dlsym(handle, name));
+        if (*out == nullptr) {
+            *error = path + " lacks " + name + " (not an fdbresolver library, or an older one)";
+            return false;
+        }
+        return true;
+    }
 };
 
 /** How to open a conflict set (fdbr_config with owned strings). */
@@ -85,6 +177,7 @@ struct Config {
 
 /** A resolver's conflict set, backed by the Java engine. Create with newConflictSet. */
 struct ConflictSet {
+    const Library* library = nullptr;  // every call goes through it
     fdbr_resolver* resolver = nullptr;
     // Batch tables reused from batch to batch: the memory that crosses into the JVM.
     std::vector<fdbr_transaction> transactions;
@@ -92,17 +185,20 @@ struct ConflictSet {
     bool batchOpen = false;
 };
 
-inline void check(fdbr_status status) {
-    if (status != FDBR_OK) throw Error(status, fdbr_last_error());
+inline void check(const ConflictSet* cs, fdbr_status status) {
+    if (status != FDBR_OK) throw Error(status, cs->library->lastError());
 }
 
-/** Opens a conflict set (starting the process's JVM on first use). Throws Error on failure. */
-inline ConflictSet* newConflictSet(const Config& config = Config::fromEnvironment()) {
+/**
+ * Opens a conflict set through library (starting the process's JVM on first use). Throws Error on
+ * failure.
+ */
+inline ConflictSet* newConflictSet(const Library& library, const Config& config) {
     std::vector<const char*> jvm, engine;
     for (const auto& s : config.jvmOptions) jvm.push_back(s.c_str());
     for (const auto& s : config.engineOptions) engine.push_back(s.c_str());
     fdbr_config c;
-    fdbr_config_init(&c);
+    library.configInit(&c);
     c.class_path = config.classPath.empty() ? nullptr : config.classPath.c_str();
     c.jvm_options = jvm.data();
     c.jvm_option_count = static_cast<uint32_t>(jvm.size());
@@ -113,31 +209,54 @@ inline ConflictSet* newConflictSet(const Config& config = Config::fromEnvironmen
     c.engine_options = engine.data();
     c.engine_option_count = static_cast<uint32_t>(engine.size());
     ConflictSet* cs = new ConflictSet();
-    fdbr_status status = fdbr_open(&c, &cs->resolver);
+    cs->library = &library;
+    fdbr_status status = library.open(&c, &cs->resolver);
     if (status != FDBR_OK) {
         delete cs;
-        throw Error(status, fdbr_last_error());
+        throw Error(status, library.lastError());
+    }
+    return cs;
+}
+
+/** Opens a conflict set with the linked library (the host links -lfdbresolver). */
+inline ConflictSet* newConflictSet(const Config& config = Config::fromEnvironment()) {
+    return newConflictSet(Library::linked(), config);
+}
+
+/**
+ * Opens a conflict set through library from a configuration text ("engine=tree;memory_budget=4g;...",
+ * fdbr_open_text). Returns nullptr with *error set on failure.
+ */
+inline ConflictSet* newConflictSet(const Library& library, const std::string& configText, std::string* error) {
+    ConflictSet* cs = new ConflictSet();
+    cs->library = &library;
+    fdbr_status status = library.openText(configText.c_str(), &cs->resolver);
+    if (status != FDBR_OK) {
+        *error = std::string(statusName(status)) + ": " + library.lastError();
+        delete cs;
+        return nullptr;
     }
     return cs;
 }
 
 /** Forgets the history; reads older than version are too old from now on. */
 inline void clearConflictSet(ConflictSet* cs, int64_t version) {
-    check(fdbr_clear(cs->resolver, version));
+    check(cs, cs->library->clear(cs->resolver, version));
 }
 
 /** Closes the conflict set (the JVM stays for later ones). */
 inline void destroyConflictSet(ConflictSet* cs) {
     if (cs == nullptr) return;
-    fdbr_status status = fdbr_close(cs->resolver);
+    const Library* library = cs->library;
+    fdbr_status status = library->close(cs->resolver);
     delete cs;
-    check(status);
+    if (status != FDBR_OK) throw Error(status, library->lastError());
 }
 
 /** The conflict set's counters (history bytes, retained version, phase and bridge times). */
 inline fdbr_stats getStats(ConflictSet* cs) {
     fdbr_stats s;
-    check(fdbr_get_stats(cs->resolver, &s));
+    check(cs, cs->library->getStats(cs->resolver, &s));
     return s;
 }
 
@@ -203,11 +322,11 @@ public:
             error_ = "addTransaction's newOldestVersion must equal detectConflicts' for every transaction";
             return FDBR_INVALID_ARGUMENT;
         }
-        fdbr_status status = fdbr_resolve(cs_->resolver, now, newOldestVersion, cs_->transactions.data(),
+        fdbr_status status = cs_->library->resolve(cs_->resolver, now, newOldestVersion, cs_->transactions.data(),
                                           static_cast<uint32_t>(cs_->transactions.size()), cs_->ranges.data(),
                                           static_cast<uint32_t>(cs_->ranges.size()), &result_);
         if (status != FDBR_OK) {
-            error_ = fdbr_last_error();
+            error_ = cs_->library->lastError();
             return status;
         }
         for (uint32_t t = 0; t < result_.transaction_count; t++) {

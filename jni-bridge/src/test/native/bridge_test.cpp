@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <mutex>
@@ -465,6 +466,89 @@ void statistics() {
     fdbresolver::destroyConflictSet(cs);
 }
 
+/** This program's folder (target/native in the build tree), where libfdbresolver.so sits beside it. */
+std::string programDir() {
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    expect(n > 0, "readlink /proc/self/exe");
+    self[n] = '\0';
+    std::string dir(self);
+    return dir.substr(0, dir.rfind('/'));
+}
+
+/** The decisions of the scenario through conflict set cs (closed afterwards). */
+std::vector<std::string> decideScenario(fdbresolver::ConflictSet* cs) {
+    std::vector<std::string> out;
+    for (const auto& b : scenario()) {
+        Outcome o = resolve(cs, b);
+        expect(o.status == FDBR_OK, "batch failed: " + o.message);
+        out.push_back(o.decisions);
+    }
+    fdbresolver::destroyConflictSet(cs);
+    return out;
+}
+
+void openFromText() {
+    std::vector<std::string> expected = control(scenario());
+    std::string error;
+    fdbresolver::ConflictSet* cs = fdbresolver::newConflictSet(
+        fdbresolver::Library::linked(), " engine = " + engineName + " ;memory_budget=64m\nmax_key_bytes=1k", &error);
+    expect(cs != nullptr, "open: " + error);
+    fdbr_stats s = fdbresolver::getStats(cs);
+    expect(s.memory_budget_bytes == (int64_t(64) << 20), "memory_budget=64m gave " + std::to_string(s.memory_budget_bytes));
+    std::vector<std::string> got = decideScenario(cs);
+    for (size_t i = 0; i < expected.size(); i++) expectEqual(got[i], expected[i], "batch " + std::to_string(i));
+    // Each bad text is refused with a message naming the setting, and opens nothing.
+    const char* bad[][2] = {
+        {"engine=reference;colour=blue", "unknown setting 'colour'"},
+        {"engine=reference;memory_budget=-1", "memory_budget=-1"},
+        {"engine=reference;memory_budget=12q", "memory_budget=12q"},
+        {"engine=reference;memory_budget=999999999999999999999999", "memory_budget=9999"},
+        {"engine=reference;memory_budget=99999999t", "memory_budget=99999999t"},
+        {"engine=reference;keep_jvm_signal_handlers=yes", "keep_jvm_signal_handlers"},
+        {"engine", "'engine' is not name=value"},
+        {"engine=no-such-engine", "unknown engine"},
+    };
+    for (const auto& b : bad) {
+        fdbr_resolver* r = nullptr;
+        fdbr_status status = fdbr_open_text(b[0], &r);
+        expect(status == FDBR_INVALID_ARGUMENT, std::string(b[0]) + " gave " + fdbr_status_name(status));
+        expect(std::strstr(fdbr_last_error(), b[1]) != nullptr, std::string(b[0]) + ": message " + fdbr_last_error());
+        expect(r == nullptr, std::string(b[0]) + ": a handle on failure");
+    }
+}
+
+void loadedWithDlopen() {
+    // What fdbserver does when its knob names the library: dlopen, then every call through it.
+    std::vector<std::string> expected = control(scenario());
+    std::string error;
+    const fdbresolver::Library* library = fdbresolver::Library::load(programDir() + "/libfdbresolver.so", &error);
+    expect(library != nullptr, "load: " + error);
+    expect(library != &fdbresolver::Library::linked(), "load returned the linked functions");
+    expect(fdbresolver::Library::load(programDir() + "/libfdbresolver.so", &error) == library, "a second load is the same");
+    fdbresolver::ConflictSet* cs = fdbresolver::newConflictSet(*library, "engine=" + engineName, &error);
+    expect(cs != nullptr, "open: " + error);
+    std::vector<std::string> got = decideScenario(cs);
+    for (size_t i = 0; i < expected.size(); i++) expectEqual(got[i], expected[i], "batch " + std::to_string(i));
+    // A missing file and a library that is not fdbresolver's are refused with a reason.
+    expect(fdbresolver::Library::load(programDir() + "/no-such-library.so", &error) == nullptr, "missing file loaded");
+    expect(error.find("cannot load") != std::string::npos, "message: " + error);
+    expect(fdbresolver::Library::load("libz.so.1", &error) == nullptr, "libz taken for fdbresolver");
+    expect(error.find("lacks fdbr_") != std::string::npos, "message: " + error);
+}
+
+void installedClassPath() {
+    // Run with no class path configured anywhere: the jars beside the library (D/../lib) must do.
+    expect(std::getenv("FDBRESOLVER_CLASS_PATH") == nullptr, "FDBRESOLVER_CLASS_PATH is set");
+    std::vector<std::string> expected = {"00", "010|1:0,", "02010|3:0,", "10|0:0,1,"};
+    std::string error;
+    fdbresolver::ConflictSet* cs =
+        fdbresolver::newConflictSet(fdbresolver::Library::linked(), "engine=" + engineName, &error);
+    expect(cs != nullptr, "open without a class path: " + error);
+    std::vector<std::string> got = decideScenario(cs);
+    for (size_t i = 0; i < expected.size(); i++) expectEqual(got[i], expected[i], "batch " + std::to_string(i));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -481,12 +565,16 @@ int main(int argc, char** argv) {
         {"close-reopen", closeAndReopen},
         {"threads", otherThreads},
         {"statistics", statistics},
+        {"open-text", openFromText},
+        {"dlopen", loadedWithDlopen},
         // Last when running all: it leaves the host's handlers installed.
         {"host-signal-handler", hostSignalHandlerInstalledLater},
     };
     // Run only when named: it misuses JNI to show that -Xcheck:jni reports misuse here.
     std::vector<std::pair<std::string, std::function<void()>>> onlyWhenNamed = {
         {"unchecked-jni-misuse", uncheckedJniMisuse},
+        // Needs an installation layout and no FDBRESOLVER_CLASS_PATH (NativeBridgeTest sets it up).
+        {"installed-class-path", installedClassPath},
     };
     for (const auto& c : cases) {
         bool selected = argc == 2;

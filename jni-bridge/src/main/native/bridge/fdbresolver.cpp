@@ -12,9 +12,12 @@
 #include <jni.h>
 #include <pthread.h>
 #include <dirent.h>
+#include <dlfcn.h>
 #include <time.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -166,6 +169,72 @@ std::string expandClassPath(const std::string& classPath) {
     return out;
 }
 
+/**
+ * The class path of an installation: the jars in the folder above this library's and in its lib/
+ * ("D/../\*:D/../lib/\*" for the library in D), which is how both the build tree
+ * (jni-bridge/target/native, jni-bridge/target/\*.jar, jni-bridge/target/lib) and an installed copy
+ * are laid out. So a host that names only the library (FoundationDB's knob) needs no class path.
+ */
+std::string installedClassPath() {
+    Dl_info info;
+    if (dladdr(reinterpret_cast<void*>(&installedClassPath), &info) == 0 || info.dli_fname == nullptr) {
+        return "";
+    }
+    std::string library = info.dli_fname;
+    size_t slash = library.rfind('/');
+    std::string dir = slash == std::string::npos ? "." : library.substr(0, slash);
+    return dir + "/../*:" + dir + "/../lib/*";
+}
+
+/** Parses a size: digits with an optional k/m/g/t suffix (KiB..TiB; "KiB", "kb" and the like too). */
+bool parseSize(const std::string& text, int64_t* out) {
+    size_t i = 0;
+    uint64_t value = 0;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+        uint64_t next = value * 10 + uint64_t(text[i] - '0');
+        if (next / 10 != value || next > uint64_t(INT64_MAX)) {
+            return false;
+        }
+        value = next;
+        i++;
+    }
+    if (i == 0) {
+        return false;
+    }
+    std::string suffix = text.substr(i);
+    for (char& c : suffix) {
+        c = char(std::tolower(static_cast<unsigned char>(c)));
+    }
+    int shift = 0;
+    if (suffix.empty() || suffix == "b") {
+        shift = 0;
+    } else if (suffix == "k" || suffix == "kb" || suffix == "kib") {
+        shift = 10;
+    } else if (suffix == "m" || suffix == "mb" || suffix == "mib") {
+        shift = 20;
+    } else if (suffix == "g" || suffix == "gb" || suffix == "gib") {
+        shift = 30;
+    } else if (suffix == "t" || suffix == "tb" || suffix == "tib") {
+        shift = 40;
+    } else {
+        return false;
+    }
+    if (shift > 0 && value > (uint64_t(INT64_MAX) >> shift)) {
+        return false;
+    }
+    *out = int64_t(value << shift);
+    return true;
+}
+
+std::string trim(const std::string& text) {
+    size_t b = text.find_first_not_of(" \t\r");
+    if (b == std::string::npos) {
+        return "";
+    }
+    size_t e = text.find_last_not_of(" \t\r");
+    return text.substr(b, e - b + 1);
+}
+
 fdbr_status lookUpMethod(JNIEnv* env, jclass cls, bool isStatic, const char* name, const char* signature,
                          jmethodID* out) {
     *out = isStatic ? env->GetStaticMethodID(cls, name, signature) : env->GetMethodID(cls, name, signature);
@@ -224,16 +293,20 @@ fdbr_status startJvm(const fdbr_config* config) {
         if (JNI_GetCreatedJavaVMs(existing, 1, &count) == JNI_OK && count > 0) {
             g_jvm.vm = existing[0];  // the host (or a Java launcher) made one: share it
         } else {
-            const char* configured = config->class_path;
-            if (configured == nullptr) {
+            std::string configured = config->class_path != nullptr ? config->class_path : "";
+            if (configured.empty() && std::getenv("FDBRESOLVER_CLASS_PATH") != nullptr) {
                 configured = std::getenv("FDBRESOLVER_CLASS_PATH");
             }
-            if (configured == nullptr || *configured == '\0') {
-                return fail(FDBR_INVALID_ARGUMENT,
-                            "no class path for the engine: set fdbr_config.class_path or FDBRESOLVER_CLASS_PATH "
-                            "(e.g. jni-bridge/target/fdbresolver-jni-bridge.jar:jni-bridge/target/lib/*)");
+            if (configured.empty()) {
+                configured = installedClassPath();
             }
             classPath = expandClassPath(configured);
+            if (classPath.empty()) {
+                return fail(FDBR_INVALID_ARGUMENT,
+                            "no class path for the engine: no jars at " + configured +
+                                "; set fdbr_config.class_path (class_path= in a configuration text) or "
+                                "FDBRESOLVER_CLASS_PATH (e.g. jni-bridge/target/fdbresolver-jni-bridge.jar:jni-bridge/target/lib/*)");
+            }
             std::vector<std::string> texts;
             texts.push_back("-Djava.class.path=" + classPath);
             if (!config->keep_jvm_signal_handlers) {
@@ -447,6 +520,82 @@ FDBR_API fdbr_status fdbr_open(const fdbr_config* config, fdbr_resolver** out) {
         return fail(FDBR_OUT_OF_MEMORY, "fdbr_open: out of memory");
     } catch (...) {
         return fail(FDBR_JVM_ERROR, "fdbr_open: unexpected native exception");
+    }
+}
+
+FDBR_API fdbr_status fdbr_open_text(const char* config_text, fdbr_resolver** out) {
+    try {
+        t_lastError.clear();
+        if (out == nullptr) {
+            return fail(FDBR_INVALID_ARGUMENT, "fdbr_open_text: out must not be NULL");
+        }
+        *out = nullptr;
+        std::string text = config_text != nullptr ? config_text : "";
+        std::string engine, classPath;
+        std::vector<std::string> jvmOptions, engineOptions;
+        fdbr_config config;
+        fdbr_config_init(&config);
+        size_t start = 0;
+        while (start <= text.size()) {
+            size_t end = text.find_first_of(";\n", start);
+            if (end == std::string::npos) {
+                end = text.size();
+            }
+            std::string setting = trim(text.substr(start, end - start));
+            start = end + 1;
+            if (setting.empty()) {
+                continue;
+            }
+            size_t eq = setting.find('=');
+            if (eq == std::string::npos) {
+                return fail(FDBR_INVALID_ARGUMENT, "fdbr_open_text: '" + setting + "' is not name=value");
+            }
+            std::string name = trim(setting.substr(0, eq));
+            std::string value = trim(setting.substr(eq + 1));
+            int64_t number = 0;
+            if (name == "engine") {
+                engine = value;
+            } else if (name == "memory_budget") {
+                if (!parseSize(value, &number) || number <= 0) {
+                    return fail(FDBR_INVALID_ARGUMENT, "fdbr_open_text: memory_budget=" + value +
+                                                           " is not a positive size (bytes, or with k/m/g/t)");
+                }
+                config.memory_budget_bytes = number;
+            } else if (name == "max_key_bytes") {
+                if (!parseSize(value, &number) || number <= 0 || number > INT32_MAX) {
+                    return fail(FDBR_INVALID_ARGUMENT, "fdbr_open_text: max_key_bytes=" + value + " is not a positive size");
+                }
+                config.max_key_bytes = static_cast<int32_t>(number);
+            } else if (name == "class_path") {
+                classPath = value;
+            } else if (name == "jvm_option") {
+                jvmOptions.push_back(value);
+            } else if (name == "engine_option") {
+                engineOptions.push_back(value);
+            } else if (name == "keep_jvm_signal_handlers") {
+                if (value != "0" && value != "1") {
+                    return fail(FDBR_INVALID_ARGUMENT, "fdbr_open_text: keep_jvm_signal_handlers must be 0 or 1");
+                }
+                config.keep_jvm_signal_handlers = value == "1";
+            } else {
+                return fail(FDBR_INVALID_ARGUMENT,
+                            "fdbr_open_text: unknown setting '" + name +
+                                "' (known: engine, memory_budget, max_key_bytes, class_path, jvm_option, "
+                                "engine_option, keep_jvm_signal_handlers)");
+            }
+        }
+        std::vector<const char*> jvm, options;
+        for (const std::string& o : jvmOptions) jvm.push_back(o.c_str());
+        for (const std::string& o : engineOptions) options.push_back(o.c_str());
+        config.engine = engine.empty() ? nullptr : engine.c_str();
+        config.class_path = classPath.empty() ? nullptr : classPath.c_str();
+        config.jvm_options = jvm.data();
+        config.jvm_option_count = static_cast<uint32_t>(jvm.size());
+        config.engine_options = options.data();
+        config.engine_option_count = static_cast<uint32_t>(options.size());
+        return fdbr_open(&config, out);
+    } catch (const std::bad_alloc&) {
+        return fail(FDBR_OUT_OF_MEMORY, "fdbr_open_text: out of memory");
     }
 }
 

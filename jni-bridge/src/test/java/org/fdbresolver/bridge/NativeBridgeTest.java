@@ -5,9 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.Locale;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -22,7 +27,7 @@ class NativeBridgeTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"decisions", "java-exception", "invalid-batch", "bad-arguments", "close-reopen",
-            "threads", "statistics", "host-signal-handler"})
+            "threads", "statistics", "host-signal-handler", "open-text", "dlopen"})
     void nativeCase(String name) throws Exception {
         NativeProgram.Run run = NativeProgram.run("fdbresolver-bridge-test", List.of("reference", name),
                 "-Xcheck:jni -Xmx256m");
@@ -31,6 +36,33 @@ class NativeBridgeTest {
         assertTrue(output.contains("1 passed, 0 failed"), output);
         assertEquals(0, run.exitCode(), output);
         assertFalse(output.toLowerCase(Locale.ROOT).contains("warning"), "-Xcheck:jni warned:\n" + output);
+    }
+
+    /**
+     * An installation that names only the library (FoundationDB's knob does) needs no class path: the
+     * bridge finds the engine's jars beside it. Laid out as an installation — native/ with the library
+     * and the program, lib/ with the jars — with no FDBRESOLVER_CLASS_PATH.
+     */
+    @Test
+    void installedLayoutNeedsNoClassPath(@TempDir Path install) throws Exception {
+        Path nativeDir = Files.createDirectories(install.resolve("native"));
+        Path lib = Files.createDirectories(install.resolve("lib"));
+        for (String file : List.of("libfdbresolver.so", "fdbresolver-bridge-test")) {
+            Files.copy(NativeProgram.nativeDir().resolve(file), nativeDir.resolve(file), StandardCopyOption.COPY_ATTRIBUTES);
+        }
+        int n = 0;
+        for (String entry : NativeProgram.engineClassPath().split(File.pathSeparator)) {
+            Path p = Path.of(entry);
+            if (Files.isDirectory(p)) {
+                Jars.write(p, lib.resolve("classes-" + n++ + ".jar"));
+            } else if (Files.isRegularFile(p) && entry.endsWith(".jar")) {
+                Files.copy(p, lib.resolve(p.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
+        NativeProgram.Run run = NativeProgram.runWithoutClassPath(nativeDir.resolve("fdbresolver-bridge-test"),
+                List.of("reference", "installed-class-path"), "-Xmx256m");
+        assertTrue(run.all().contains("PASS installed-class-path"), run.all());
+        assertEquals(0, run.exitCode(), run.all());
     }
 
     /** -Xcheck:jni is really on and reports misuse here: a deliberate unchecked exception is reported. */

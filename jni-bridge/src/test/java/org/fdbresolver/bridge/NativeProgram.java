@@ -55,11 +55,26 @@ final class NativeProgram {
     }
 
     static Run run(String program, List<String> args, String jvmOptions) throws IOException, InterruptedException {
+        return run(nativeDir().resolve(program), args, jvmOptions, engineClassPath());
+    }
+
+    /** Runs {@code program} with no class path in its environment (it must find the engine itself). */
+    static Run runWithoutClassPath(Path program, List<String> args, String jvmOptions)
+            throws IOException, InterruptedException {
+        return run(program, args, jvmOptions, null);
+    }
+
+    private static Run run(Path program, List<String> args, String jvmOptions, String classPath)
+            throws IOException, InterruptedException {
         List<String> command = new ArrayList<>();
-        command.add(nativeDir().resolve(program).toAbsolutePath().toString());
+        command.add(program.toAbsolutePath().toString());
         command.addAll(args);
         ProcessBuilder pb = new ProcessBuilder(command);
-        pb.environment().put("FDBRESOLVER_CLASS_PATH", engineClassPath());
+        if (classPath != null) {
+            pb.environment().put("FDBRESOLVER_CLASS_PATH", classPath);
+        } else {
+            pb.environment().remove("FDBRESOLVER_CLASS_PATH");
+        }
         pb.environment().put("FDBRESOLVER_JVM_OPTIONS", jvmOptions);
         pb.environment().remove("FDBRESOLVER_ENGINE");
         Path out = Files.createTempFile("fdbresolver-native", ".out");

@@ -1,0 +1,260 @@
+// fdbresolver-fdb-skiplist: decides a resolver trace with FoundationDB's own conflict set — the skip
+// list in fdbserver/resolver/ConflictSet.cpp, compiled and linked by FoundationDB's build (this file
+// is built there, as the target fdbresolver_fdb_skiplist that jni-bridge/fdb/patches/0003 adds) — and
+// prints the same "name: value" lines as `fdbresolver bench` and `fdbresolver-replay`, so that any
+// generated trace can be decided by FoundationDB itself and its figures put beside the engines' from
+// one run.
+//
+// It drives ConflictBatch exactly as the Resolver does (fdbserver/resolver/Resolver.cpp): one
+// ConflictBatch per batch with the reply's conflicting-key-range map and arena, addTransaction for
+// each transaction with the batch's newOldestVersion, then detectConflicts(version, newOldestVersion,
+// commitList, &tooOldList). The whole trace is loaded into FoundationDB's own types (arena,
+// CommitTransactionRef) first, as the Java bench loads it, so the timed part is the conflict set's.
+//
+// Usage: fdbresolver-fdb-skiplist TRACE [--warmup N]
+// Exit codes: 0 decided; 2 bad usage or a trace it cannot read (one "error: ..." line on stderr).
+
+#include <time.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <openssl/evp.h>
+
+#include "fdbclient/CommitTransaction.h"
+#include "fdbrpc/PerfMetric.h"
+#include "ConflictSet.h"
+
+#include "trace_reader.h" // fdbresolver's streaming trace decoder (jni-bridge/src/main/native/replay)
+
+// The phase counters of ConflictSet.cpp (its globals), named like fdbresolver's phases.
+extern PerfDoubleCounter g_sort, g_checkRead, g_checkBatch, g_combine, g_merge, g_removeBefore;
+// Bytes the skip list's nodes occupy (patch 0003 adds it to ConflictSet.cpp).
+int64_t conflictSetNodeBytes(ConflictSet* cs);
+
+namespace {
+
+int64_t monotonicNanos() {
+	timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+int64_t threadCpuNanos() {
+	timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+int usageError(const std::string& message) {
+	std::fprintf(stderr, "error: %s\n", message.c_str());
+	return 2;
+}
+
+/** SHA-256 through OpenSSL's EVP interface (FoundationDB links OpenSSL). */
+class Sha256 {
+public:
+	Sha256() : context(EVP_MD_CTX_new()) { EVP_DigestInit_ex(context, EVP_sha256(), nullptr); }
+	~Sha256() { EVP_MD_CTX_free(context); }
+	void update(const void* data, size_t length) { EVP_DigestUpdate(context, data, length); }
+	void updateLittleEndian32(uint32_t v) {
+		uint8_t b[4] = { uint8_t(v), uint8_t(v >> 8), uint8_t(v >> 16), uint8_t(v >> 24) };
+		update(b, 4);
+	}
+	std::string hexDigest() {
+		unsigned char digest[EVP_MAX_MD_SIZE];
+		unsigned int length = 0;
+		EVP_DigestFinal_ex(context, digest, &length);
+		std::string hex;
+		char two[3];
+		for (unsigned int i = 0; i < length; i++) {
+			std::snprintf(two, sizeof(two), "%02x", digest[i]);
+			hex += two;
+		}
+		return hex;
+	}
+
+private:
+	EVP_MD_CTX* context;
+};
+
+/** One batch of the trace in FoundationDB's types; the keys live in the batch's arena. */
+struct LoadedBatch {
+	Arena arena;
+	VectorRef<CommitTransactionRef> transactions;
+	Version version = 0;
+	Version newOldestVersion = 0;
+};
+
+KeyRef keyRef(Arena& arena, const replay::KeyRef& key) {
+	return StringRef(arena, StringRef(key.begin(), key.size()));
+}
+
+std::vector<std::unique_ptr<LoadedBatch>> load(const std::string& path, std::string* workload) {
+	replay::TraceReader reader(path);
+	*workload = reader.workload();
+	replay::Batch batch;
+	std::vector<std::unique_ptr<LoadedBatch>> batches;
+	while (reader.next(&batch)) {
+		auto loaded = std::make_unique<LoadedBatch>();
+		loaded->version = batch.version;
+		loaded->newOldestVersion = batch.newOldestVersion;
+		loaded->transactions.resize(loaded->arena, batch.transactionCount);
+		for (size_t t = 0; t < batch.transactionCount; t++) {
+			const replay::CommitTransactionRef& from = batch.transactions[t];
+			CommitTransactionRef& to = loaded->transactions[t];
+			to.read_snapshot = from.read_snapshot;
+			to.report_conflicting_keys = from.report_conflicting_keys;
+			for (const auto& r : from.read_conflict_ranges)
+				to.read_conflict_ranges.push_back(
+				    loaded->arena, KeyRangeRef(keyRef(loaded->arena, r.begin), keyRef(loaded->arena, r.end)));
+			for (const auto& r : from.write_conflict_ranges)
+				to.write_conflict_ranges.push_back(
+				    loaded->arena, KeyRangeRef(keyRef(loaded->arena, r.begin), keyRef(loaded->arena, r.end)));
+		}
+		batches.push_back(std::move(loaded));
+	}
+	return batches;
+}
+
+double phaseSeconds(const PerfDoubleCounter& counter) {
+	return const_cast<PerfDoubleCounter&>(counter).getValue();
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+	std::string tracePath;
+	long warmup = 0;
+	for (int i = 1; i < argc; i++) {
+		std::string a = argv[i];
+		if (a == "--help" || a == "-h") {
+			std::printf("usage: fdbresolver-fdb-skiplist TRACE [--warmup N]\n"
+			            "Decides a resolver trace with FoundationDB's skip list (fdbserver/resolver/ConflictSet.cpp)\n"
+			            "as its Resolver drives it, and prints decision-hash, conflicting-keys-hash, counts, seconds,\n"
+			            "FoundationDB's phase counters and the skip list's node bytes as \"name: value\" lines.\n"
+			            "  --warmup N   decide the first N batches untimed\n");
+			return 0;
+		} else if (a == "--warmup") {
+			if (i + 1 >= argc)
+				return usageError("--warmup needs a value");
+			char* end = nullptr;
+			const char* v = argv[++i];
+			warmup = std::strtol(v, &end, 10);
+			if (*v == '\0' || *end != '\0' || warmup < 0)
+				return usageError(std::string("--warmup wants a count of batches, not '") + v + "'");
+		} else if (!a.empty() && a[0] == '-') {
+			return usageError("unknown option " + a + " (see --help)");
+		} else if (tracePath.empty()) {
+			tracePath = a;
+		} else {
+			return usageError("one trace at a time (got " + tracePath + " and " + a + ")");
+		}
+	}
+	if (tracePath.empty())
+		return usageError("no trace given (usage: fdbresolver-fdb-skiplist TRACE [--warmup N])");
+
+	std::string workload;
+	std::vector<std::unique_ptr<LoadedBatch>> batches;
+	try {
+		batches = load(tracePath, &workload);
+	} catch (const replay::TraceError& e) {
+		return usageError(e.what());
+	} catch (const Error& e) {
+		return usageError(tracePath + ": " + e.what());
+	}
+	if (size_t(warmup) >= batches.size() && !batches.empty())
+		return usageError("--warmup " + std::to_string(warmup) + " leaves no batch to time (the trace has " +
+		                  std::to_string(batches.size()) + ")");
+
+	ConflictSet* cs = newConflictSet();
+	Sha256 decisionHash, conflictingKeysHash;
+	std::vector<int> commitList, tooOldList;
+	std::vector<uint8_t> decisions;
+	uint64_t transactions = 0, timedTransactions = 0, counts[3] = { 0, 0, 0 };
+	int64_t timedNanos = 0, timedCpuNanos = 0;
+	double phasesAtStart[6] = {};
+	const PerfDoubleCounter* phases[6] = { &g_sort, &g_checkRead, &g_checkBatch, &g_combine, &g_merge, &g_removeBefore };
+	const char* phaseNames[6] = { "sort", "checkRead", "checkIntraBatch", "combine", "mergeWrite", "removeBefore" };
+
+	for (size_t b = 0; b < batches.size(); b++) {
+		LoadedBatch& batch = *batches[b];
+		if (b == size_t(warmup))
+			for (int p = 0; p < 6; p++)
+				phasesAtStart[p] = phaseSeconds(*phases[p]);
+		commitList.clear();
+		tooOldList.clear();
+		Arena replyArena;
+		std::map<int, VectorRef<int>> conflictingKeyRangeMap;
+
+		// What the Resolver does for one ResolveTransactionBatchRequest.
+		int64_t start = monotonicNanos();
+		int64_t startCpu = threadCpuNanos();
+		{
+			ConflictBatch conflictBatch(cs, &conflictingKeyRangeMap, &replyArena);
+			for (int t = 0; t < batch.transactions.size(); t++)
+				conflictBatch.addTransaction(batch.transactions[t], batch.newOldestVersion);
+			conflictBatch.detectConflicts(batch.version, batch.newOldestVersion, commitList, &tooOldList);
+		}
+		if (b >= size_t(warmup)) {
+			timedNanos += monotonicNanos() - start;
+			timedCpuNanos += threadCpuNanos() - startCpu;
+			timedTransactions += batch.transactions.size();
+		}
+
+		// TRACE.md's values: 0 COMMIT, 1 CONFLICT, 2 TOO_OLD.
+		decisions.assign(batch.transactions.size(), uint8_t(1));
+		for (int t : commitList)
+			decisions[size_t(t)] = 0;
+		for (int t : tooOldList)
+			decisions[size_t(t)] = 2;
+		decisionHash.update(decisions.data(), decisions.size());
+		for (uint8_t d : decisions)
+			counts[d]++;
+		// The map holds an entry for every reporting transaction that was checked; TRACE.md's
+		// conflicting reads are those of the ones decided CONFLICT.
+		for (const auto& entry : conflictingKeyRangeMap) {
+			if (decisions[size_t(entry.first)] != 1)
+				continue;
+			conflictingKeysHash.updateLittleEndian32(uint32_t(entry.first));
+			for (int r : entry.second)
+				conflictingKeysHash.updateLittleEndian32(uint32_t(r));
+		}
+		transactions += batch.transactions.size();
+	}
+	if (batches.size() <= size_t(warmup))
+		for (int p = 0; p < 6; p++)
+			phasesAtStart[p] = phaseSeconds(*phases[p]);
+
+	double seconds = timedNanos / 1e9;
+	std::printf("trace: %s\n", tracePath.c_str());
+	std::printf("workload: %s\n", workload.c_str());
+	std::printf("engine: fdb-skiplist\n");
+	std::printf("batches: %zu\n", batches.size());
+	std::printf("transactions: %" PRIu64 "\n", transactions);
+	std::printf("commit: %" PRIu64 "\n", counts[0]);
+	std::printf("conflict: %" PRIu64 "\n", counts[1]);
+	std::printf("too-old: %" PRIu64 "\n", counts[2]);
+	std::printf("warmup-batches: %ld\n", warmup);
+	std::printf("timed-batches: %zu\n", batches.size() - std::min(batches.size(), size_t(warmup)));
+	std::printf("timed-transactions: %" PRIu64 "\n", timedTransactions);
+	std::printf("seconds: %.6f\n", seconds);
+	std::printf("transactions/sec: %.0f\n", seconds > 0 ? timedTransactions / seconds : 0.0);
+	std::printf("cpu-seconds: %.6f\n", timedCpuNanos / 1e9);
+	for (int p = 0; p < 6; p++) {
+		double s = phaseSeconds(*phases[p]) - phasesAtStart[p];
+		std::printf("phase-%s: %.3f s (%.1f%%)\n", phaseNames[p], s, seconds > 0 ? 100.0 * s / seconds : 0.0);
+	}
+	std::printf("history-bytes: %" PRId64 "\n", conflictSetNodeBytes(cs));
+	std::printf("decision-hash: %s\n", decisionHash.hexDigest().c_str());
+	std::printf("conflicting-keys-hash: %s\n", conflictingKeysHash.hexDigest().c_str());
+	std::fflush(stdout);
+	destroyConflictSet(cs);
+	return 0;
+}
