@@ -166,7 +166,10 @@ final class RetentionCommand extends Subcommand {
             search = new FdbWindowSearch(meter, span, step);
             for (Run r : runs) {
                 RetentionSummary s = r.summary();
-                long guess = s.budgetBound() ? (long) (s.retainedAgeMin() * RetentionSample.VERSIONS_PER_SECOND) : span;
+                // FoundationDB is expected to keep about a third of what the engine keeps; without a binding
+                // budget (or an engine that forgot everything) start from a tenth of the trace.
+                long age = s.budgetBound() ? (long) (s.retainedAgeMin() * RetentionSample.VERSIONS_PER_SECOND) : 0;
+                long guess = age > 3 * step ? age / 3 : span / 10;
                 try (Progress progress = context.progress("FoundationDB window, " + r.name(), Files.size(trace), "bytes")) {
                     shown[0] = progress;
                     fdb.add(search.longestWindow(s.budgetBytes(), guess));
@@ -230,7 +233,7 @@ final class RetentionCommand extends Subcommand {
                 } else if (f.wholeTrace()) {
                     ratio = "n/a (the skip list holds the whole trace)";
                 } else {
-                    ratio = fixed(s.retainedAgeMin() / f.windowSeconds(), 2);
+                    ratio = fixed(Math.max(0, s.retainedAgeMin()) / f.windowSeconds(), 2);
                 }
                 context.line(p + "history-ratio", ratio);
             }

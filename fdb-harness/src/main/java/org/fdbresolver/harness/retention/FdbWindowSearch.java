@@ -8,8 +8,9 @@ import java.util.TreeMap;
  * The longest fixed window (in versions) whose history FoundationDB's skip list holds within a number of
  * bytes: the window {@code W} replaces each batch's {@code new_oldest_version} by {@code max(0, version - W)},
  * and the skip list's peak node bytes over the whole trace must not exceed the budget. Peak bytes grow with
- * the window, so a bracketing search finds it: double (or halve) from a guess until the budget is crossed,
- * then bisect until the bracket is within one batch step or 1% of the window. Every window measured is
+ * the window (about in proportion), so a bracketing search finds it: from a guess, step to where the budget
+ * would be crossed if they were proportional (a little beyond) until the budget is bracketed, then
+ * interpolate until the bracket is within one batch step or 1% of the window. Every window measured is
  * remembered, so a second budget on the same trace starts from what the first one learned.
  */
 public final class FdbWindowSearch {
@@ -59,64 +60,74 @@ public final class FdbWindowSearch {
     }
 
     /**
-     * @param guessVersions where to start looking (for example the engine's retained age under the same budget)
+     * @param guessVersions where to start looking (for example a third of the engine's retained age under the
+     *                      same budget)
      */
     public Result longestWindow(long budgetBytes, long guessVersions) throws IOException {
-        long lo = -1;
-        long hi = -1;
+        long lo = -1; // the longest window known to fit
+        long hi = -1; // the shortest window known not to fit, above lo
         for (Map.Entry<Long, Long> e : measured.entrySet()) { // what earlier searches learned
             if (e.getValue() <= budgetBytes) {
-                lo = Math.max(lo, e.getKey());
-            } else if (hi < 0) {
+                lo = e.getKey();
+            } else if (hi < 0 || hi < lo) {
                 hi = e.getKey();
             }
         }
-        if (hi >= 0 && lo > hi) {
-            lo = -1; // not monotone where measured: search the bracket below hi afresh
+        if (hi >= 0 && hi < lo) {
+            hi = -1; // not monotone where measured: look above the longest window that fits
         }
         if (lo < 0 && hi < 0) {
-            long g = clamp(guessVersions);
-            if (fits(g, budgetBytes)) {
-                lo = g;
+            long w = clamp(guessVersions);
+            if (fits(w, budgetBytes)) {
+                lo = w;
             } else {
-                hi = g;
+                hi = w;
             }
         }
-        while (hi < 0 && lo < spanVersions) { // grow until the budget is crossed or the trace is covered
-            long next = Math.min(spanVersions, Math.max(lo * 2, stepVersions));
-            if (fits(next, budgetBytes)) {
-                lo = next;
-            } else {
-                hi = next;
-            }
-        }
-        if (hi < 0) {
-            return new Result(lo, measured.get(lo), true, true);
-        }
-        while (lo < 0) { // shrink until something fits
-            long next = hi / 2;
-            if (next < stepVersions) {
-                if (fits(stepVersions, budgetBytes)) {
-                    lo = stepVersions;
-                    break;
+        // Bracket the answer. Peak bytes grow about in proportion to the window, so each step aims where a
+        // straight line through the origin and the last point crosses the budget, a little beyond it.
+        while (lo < 0 || hi < 0) {
+            if (hi < 0) {
+                if (lo >= spanVersions) {
+                    return new Result(lo, measured.get(lo), true, true);
                 }
-                return new Result(0, measured.get(hi), false, false);
-            }
-            if (fits(next, budgetBytes)) {
-                lo = next;
+                long w = clamp(Math.max(lo + stepVersions, (long) (proportional(lo, budgetBytes) * 1.15)));
+                if (fits(w, budgetBytes)) {
+                    lo = w;
+                } else {
+                    hi = w;
+                }
             } else {
-                hi = next;
+                if (hi <= stepVersions) {
+                    return new Result(0, measured.get(hi), false, false);
+                }
+                long w = clamp(Math.min(hi - stepVersions, (long) (proportional(hi, budgetBytes) * 0.85)));
+                if (fits(w, budgetBytes)) {
+                    lo = w;
+                } else {
+                    hi = w;
+                }
             }
         }
+        // Narrow the bracket: interpolate between its ends, kept off them so that it shrinks by a tenth at least.
         while (hi - lo > Math.max(stepVersions, (long) (lo * RELATIVE_PRECISION))) {
-            long mid = lo + (hi - lo) / 2;
-            if (fits(mid, budgetBytes)) {
-                lo = mid;
+            long peakLo = measured.get(lo);
+            long peakHi = measured.get(hi);
+            double f = peakHi > peakLo ? (double) (budgetBytes - peakLo) / (peakHi - peakLo) : 0.5;
+            f = Math.max(0.1, Math.min(0.9, f));
+            long w = Math.max(lo + 1, Math.min(hi - 1, lo + Math.round(f * (hi - lo))));
+            if (fits(w, budgetBytes)) {
+                lo = w;
             } else {
-                hi = mid;
+                hi = w;
             }
         }
         return new Result(lo, measured.get(lo), false, true);
+    }
+
+    /** The window at which the budget would be reached if peak bytes were proportional to the window. */
+    private double proportional(long window, long budgetBytes) {
+        return (double) window * budgetBytes / Math.max(1, measured.get(window));
     }
 
     private long clamp(long w) {
