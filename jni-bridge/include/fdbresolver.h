@@ -133,7 +133,10 @@ typedef struct fdbr_result {
 
 #define FDBR_PHASE_COUNT 6
 
-/** Counters of one resolver. */
+/** Counters of one resolver. The struct only ever grows at its end: the fields and offsets below stay as they
+ * are, so code that reads the earlier fields keeps working. fdbr_get_stats writes the whole struct of the
+ * library's own header, so a host must be compiled with the header of the library it loads (FoundationDB's
+ * build copies it from the same fdbresolver tree). */
 typedef struct fdbr_stats {
     int64_t batches;            /* batches resolved */
     int64_t transactions;       /* transactions resolved */
@@ -147,6 +150,24 @@ typedef struct fdbr_stats {
     /** Time per phase in FoundationDB's counter order: sort, checkRead, checkIntraBatch, combine,
      * mergeWrite, removeBefore (zero when the engine does not time phases). */
     int64_t phase_nanos[FDBR_PHASE_COUNT];
+    /* ---- appended in layout 2 (offset 104 on): decisions and the last batch ---- */
+    int64_t commits;            /* transactions decided COMMIT */
+    int64_t conflicts;          /* transactions decided CONFLICT */
+    /** TOO_OLD answers FoundationDB gives too: the transaction reads and its snapshot is below the batch's
+     * new_oldest_version. */
+    int64_t too_old_fdb;
+    /** The other TOO_OLD answers: those only the memory budget caused (FoundationDB would have checked them). */
+    int64_t too_old_budget;
+    /** The last batch resolved (all zero before the first): its version, new_oldest_version, transactions,
+     * TOO_OLD answers by cause, time inside the engine, and time per phase (order as phase_nanos). The
+     * history's size and retained version after it are history_bytes and retained_version above. */
+    int64_t last_version;
+    int64_t last_new_oldest_version;
+    int64_t last_transactions;
+    int64_t last_too_old_fdb;
+    int64_t last_too_old_budget;
+    int64_t last_engine_nanos;
+    int64_t last_phase_nanos[FDBR_PHASE_COUNT];
 } fdbr_stats;
 
 /** Fills *config with defaults (all fields zero/NULL). */

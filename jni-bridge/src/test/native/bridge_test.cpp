@@ -463,6 +463,22 @@ void statistics() {
     expect(s.retained_version >= 10, "retained version " + std::to_string(s.retained_version));
     expect(s.memory_budget_bytes > 0, "memory budget");
     expect(s.resolve_nanos >= s.engine_nanos && s.engine_nanos > 0, "times");
+    // Layout 2: decisions with TOO_OLD by cause (batch 30's transaction reading at 3 < 5 is FoundationDB's),
+    // and the last batch (version 40, oldest 10, two transactions, neither too old).
+    expect(s.commits + s.conflicts + s.too_old_fdb + s.too_old_budget == 12, "decisions add up to the transactions");
+    expect(s.too_old_fdb == 1, "too_old_fdb " + std::to_string(s.too_old_fdb));
+    expect(s.too_old_budget == 0, "too_old_budget " + std::to_string(s.too_old_budget));
+    expect(s.commits > 0 && s.conflicts > 0, "commits " + std::to_string(s.commits) + ", conflicts " + std::to_string(s.conflicts));
+    expect(s.last_version == 40 && s.last_new_oldest_version == 10, "last batch " + std::to_string(s.last_version));
+    expect(s.last_transactions == 2, "last transactions " + std::to_string(s.last_transactions));
+    expect(s.last_too_old_fdb == 0 && s.last_too_old_budget == 0, "last batch's TOO_OLD");
+    expect(s.last_engine_nanos > 0 && s.last_engine_nanos <= s.engine_nanos, "last batch's time");
+    int64_t lastPhases = 0;
+    for (int64_t p : s.last_phase_nanos) {
+        expect(p >= 0, "a phase time");
+        lastPhases += p;
+    }
+    expect(lastPhases <= s.last_engine_nanos, "the last batch's phases fit in its time");
     fdbresolver::destroyConflictSet(cs);
 }
 

@@ -737,3 +737,9 @@ static_assert(offsetof(fdbr_range, begin_length) == 16, "fdbr_range layout (docs
 static_assert(offsetof(fdbr_transaction, flags) == 16, "fdbr_transaction layout (docs/bridge-layout.md)");
 static_assert(offsetof(fdbr_stats, resolve_nanos) == 48, "fdbr_stats layout (NativeResolver.STATS_*)");
 static_assert(offsetof(fdbr_stats, phase_nanos) == 56, "fdbr_stats layout (NativeResolver.STATS_*)");
+static_assert(offsetof(fdbr_stats, commits) == 104, "fdbr_stats layout 2 appends at 104 (NativeResolver.STATS_*)");
+static_assert(offsetof(fdbr_stats, too_old_fdb) == 120, "fdbr_stats layout (NativeResolver.STATS_*)");
+static_assert(offsetof(fdbr_stats, last_version) == 136, "fdbr_stats layout (NativeResolver.STATS_*)");
+static_assert(offsetof(fdbr_stats, last_engine_nanos) == 176, "fdbr_stats layout (NativeResolver.STATS_*)");
+static_assert(offsetof(fdbr_stats, last_phase_nanos) == 184, "fdbr_stats layout (NativeResolver.STATS_*)");
+static_assert(sizeof(fdbr_stats) == 232, "fdbr_stats is 29 int64s (NativeResolver.STATS_BYTES)");
