@@ -18,7 +18,7 @@ import org.testcontainers.images.builder.ImageFromDockerfile;
 final class ResolverImage {
     static final String BASE_IMAGE = System.getenv().getOrDefault("FDBRESOLVER_BASE_IMAGE", "fdbresolver-base:bookworm");
     /** Modules the CLI and engines need at run time. */
-    private static final String MODULES = "java.base,java.logging,java.management,jdk.management,jdk.unsupported";
+    private static final String MODULES = "java.base,java.logging,java.management,jdk.management,jdk.unsupported,jdk.jfr";
 
     private static ImageFromDockerfile image;
 
@@ -49,7 +49,7 @@ final class ResolverImage {
 
     private static void prepareContext(Path context) throws IOException, InterruptedException {
         Path jre = context.resolve("jre");
-        if (!Files.isExecutable(jre.resolve("bin/java"))) {
+        if (!Files.isExecutable(jre.resolve("bin/java")) || !hasModules(jre)) {
             deleteRecursively(context);
             Files.createDirectories(context);
             Path jlink = Path.of(System.getProperty("java.home"), "bin", "jlink");
@@ -77,6 +77,16 @@ final class ResolverImage {
                 "USER 65534:65534",
                 "ENTRYPOINT [\"java\", \"-XX:+UseParallelGC\", \"--sun-misc-unsafe-memory-access=allow\", \"-cp\", \"/opt/fdbresolver/lib/*\", \"org.fdbresolver.harness.cli.Main\"]",
                 "")));
+    }
+
+    /** Whether a runtime built earlier has every module of {@link #MODULES} (its {@code release} file lists them). */
+    private static boolean hasModules(Path jre) throws IOException {
+        Path release = jre.resolve("release");
+        if (!Files.isRegularFile(release)) {
+            return false;
+        }
+        String listed = Files.readAllLines(release).stream().filter(l -> l.startsWith("MODULES=")).findFirst().orElse("");
+        return List.of(listed.replace("MODULES=", "").replace("\"", "").split(" ")).containsAll(List.of(MODULES.split(",")));
     }
 
     private static void deleteRecursively(Path dir) throws IOException {

@@ -1,6 +1,5 @@
 package org.fdbresolver.harness.cli;
 
-import java.awt.AWTError;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.OutputStreamWriter;
@@ -307,7 +306,11 @@ final class RetentionCommand extends Subcommand {
         try (AtomicOutput png = new AtomicOutput(file)) {
             try {
                 writer.write(png.stream());
-            } catch (AWTError | UnsatisfiedLinkError | NoClassDefFoundError e) {
+            } catch (VirtualMachineError e) {
+                throw e;
+            } catch (Error e) {
+                // AWT's errors (no java.desktop, no fonts) are caught as Error: naming java.awt.AWTError here would
+                // make this class, and with it every command, fail to load on a runtime without java.desktop.
                 throw new IOException("cannot draw " + file + ": " + e + " (this Java runtime has no java.desktop or no "
                         + "fonts: install fontconfig and a font such as fonts-dejavu-core, or use --csv-only)", e);
             }
