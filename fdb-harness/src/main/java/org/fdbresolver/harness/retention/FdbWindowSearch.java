@@ -54,6 +54,11 @@ public final class FdbWindowSearch {
         this.stepVersions = Math.max(1, stepVersions);
     }
 
+    /** How the meter measures, for the report. */
+    public String meterDescription() {
+        return meter.description();
+    }
+
     /** Windows measured so far and their peak bytes. */
     public Map<Long, Long> measured() {
         return java.util.Collections.unmodifiableMap(measured);

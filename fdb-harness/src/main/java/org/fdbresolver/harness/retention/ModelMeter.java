@@ -40,6 +40,6 @@ public final class ModelMeter implements FdbWindowSearch.Meter {
 
     @Override
     public String description() {
-        return "model (ConflictSet.cpp's skip list replayed node for node in Java: FdbSkipListModel)";
+        return "model: FoundationDB's skip list replayed node for node in Java (no comparator built)";
     }
 }

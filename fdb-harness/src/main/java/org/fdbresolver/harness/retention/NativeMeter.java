@@ -62,7 +62,7 @@ public final class NativeMeter implements FdbWindowSearch.Meter {
 
     @Override
     public String description() {
-        return "native comparator " + comparator + " (FoundationDB's skip list, node bytes every "
-                + (every == 1 ? "batch" : every + " batches") + ")";
+        return "native comparator " + comparator + ": FoundationDB's skip list, node bytes after every "
+                + (every == 1 ? "batch" : every + " batches");
     }
 }
