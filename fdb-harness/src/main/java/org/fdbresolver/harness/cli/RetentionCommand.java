@@ -17,6 +17,7 @@ import java.util.Set;
 import org.fdbresolver.api.ConflictSet;
 import org.fdbresolver.api.ConflictSetConfig;
 import org.fdbresolver.engine.ConflictEngine;
+import org.fdbresolver.harness.retention.EngineMeter;
 import org.fdbresolver.harness.retention.FdbWindowSearch;
 import org.fdbresolver.harness.retention.ModelMeter;
 import org.fdbresolver.harness.retention.NativeMeter;
@@ -98,7 +99,9 @@ final class RetentionCommand extends Subcommand {
                     batch), budget-B-retained-age-min-seconds (from the binding on),
                   budget-B-too-old-fdb, budget-B-too-old-budget (the extra TOO_OLD answers);
                   with --versus-fdb: fdb-measured-by, budget-B-fdb-window-seconds, budget-B-fdb-peak-bytes,
-                    budget-B-history-ratio (retained-age-min / fdb-window), fdb-windows-measured;
+                    budget-B-history-ratio (retained-age-min / fdb-window),
+                    budget-B-engine-peak-bytes-at-fdb-window (the engine holding that same window, no budget),
+                    budget-B-memory-ratio-at-fdb-window (fdb-peak-bytes / that), fdb-windows-measured;
                   csv, plot-retained-age, plot-history-bytes, seconds
                 """;
     }
@@ -152,6 +155,7 @@ final class RetentionCommand extends Subcommand {
         List<RetentionPlots.BudgetLines> lines = new ArrayList<>();
         FdbWindowSearch search = null;
         List<FdbWindowSearch.Result> fdb = new ArrayList<>();
+        List<Long> enginePeaks = new ArrayList<>();
         if (versusFdb && first.batches() > 0) {
             long span = first.last().version() - first.firstVersion();
             long step = first.batches() > 1 ? span / (first.batches() - 1) : 1;
@@ -177,6 +181,17 @@ final class RetentionCommand extends Subcommand {
                     fdb.add(search.longestWindow(s.budgetBytes(), guess));
                 } finally {
                     shown[0] = null;
+                }
+            }
+            // The dual, independent of how the engine sizes its reservations: the engine's own bytes for the
+            // history FoundationDB holds at each window found.
+            for (int i = 0; i < runs.size(); i++) {
+                FdbWindowSearch.Result f = fdb.get(i);
+                try (Progress progress = context.progress("engine at FoundationDB's window, " + runs.get(i).name(),
+                        Files.size(trace), "bytes")) {
+                    enginePeaks.add(f.fits() && f.windowVersions() > 0
+                            ? new EngineMeter(trace, config(budgets.getFirst()), progress::update).peakBytes(f.windowVersions())
+                            : -1L);
                 }
             }
         }
@@ -236,6 +251,10 @@ final class RetentionCommand extends Subcommand {
                     ratio = fixed(Math.max(0, s.retainedAgeMin()) / f.windowSeconds(), 2);
                 }
                 context.line(p + "history-ratio", ratio);
+                long enginePeak = enginePeaks.get(i);
+                context.line(p + "engine-peak-bytes-at-fdb-window", enginePeak < 0 ? "n/a" : Long.toString(enginePeak));
+                context.line(p + "memory-ratio-at-fdb-window", enginePeak <= 0 ? "n/a"
+                        : fixed((double) f.peakBytes() / enginePeak, 2));
             }
             context.line("fdb-windows-measured", search.measured().size());
         }

@@ -209,6 +209,11 @@ class RetentionCommandTest {
         double window = Double.parseDouble(run.value(small + "fdb-window-seconds"));
         assertTrue(window > 0 && window < 3.75, run::toString);
         assertTrue(Long.parseLong(run.value(small + "fdb-peak-bytes")) <= SMALL, run::toString);
+        // The engine holding the same window, no budget: fewer bytes than the skip list, by the ratio printed.
+        long enginePeak = Long.parseLong(run.value(small + "engine-peak-bytes-at-fdb-window"));
+        double memoryRatio = Double.parseDouble(run.value(small + "memory-ratio-at-fdb-window"));
+        assertEquals((double) Long.parseLong(run.value(small + "fdb-peak-bytes")) / enginePeak, memoryRatio, 0.005);
+        assertTrue(memoryRatio > 1, run::toString);
         // 256 MiB holds the whole trace for both: no ratio to give.
         assertTrue(run.value("budget-256MiB-fdb-window-seconds").startsWith("at least "), run::toString);
         assertTrue(run.value("budget-256MiB-history-ratio").startsWith("n/a"), run::toString);
