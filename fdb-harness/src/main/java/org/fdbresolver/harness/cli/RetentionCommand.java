@@ -134,7 +134,9 @@ final class RetentionCommand extends Subcommand {
             throw new UsageException("--out " + out + " is not a folder");
         }
         Path nativeComparator = versusFdb ? comparator() : null;
-        EngineOptions.open(config(budgets.getFirst())).close(); // an unknown engine or option fails before any work
+        for (long budget : budgets) {
+            EngineOptions.open(config(budget)).close(); // an unknown engine, a bad option or budget fails before any work
+        }
         Files.createDirectories(out);
 
         List<Run> runs = new ArrayList<>();

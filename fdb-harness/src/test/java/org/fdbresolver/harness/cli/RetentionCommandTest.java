@@ -257,6 +257,12 @@ class RetentionCommandTest {
             assertEquals("", run.out());
             assertEquals(List.of(), names(out), "nothing written for " + c.getKey());
         }
+        CliRun tiny = CliRun.of("retention", t, "--budget", "8m,1k", "--out", o);
+        assertEquals(2, tiny.code(), tiny::toString);
+        assertEquals(1, tiny.errLines().size(), tiny::toString);
+        assertTrue(tiny.errLines().getFirst().startsWith("error: engine tree: ") && tiny.errLines().getFirst().contains("1024"),
+                tiny::toString);
+        assertEquals(List.of(), names(out));
         CliRun option = CliRun.of("retention", t, "--budget", "8m", "--out", o, "--engine-option", "color=blue");
         assertEquals(2, option.code(), option::toString);
         assertTrue(option.errLines().getFirst().startsWith("error: engine tree: unknown option 'color'"), option::toString);
