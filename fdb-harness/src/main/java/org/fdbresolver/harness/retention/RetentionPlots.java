@@ -56,7 +56,7 @@ public final class RetentionPlots {
      */
     public static void writeRetainedAge(String title, String engine, List<BudgetLines> budgets, PlotSeries traceWindow,
                                         double traceSeconds, OutputStream out) throws IOException {
-        XYChart chart = chart(title, "retained age (s): history kept, at most since the trace began");
+        XYChart chart = chart(title, "retained age (s)");
         double top = 0;
         for (BudgetLines b : budgets) {
             top = Math.max(top, Double.isNaN(b.boundAgeMax()) ? 0 : b.boundAgeMax());
