@@ -245,7 +245,7 @@ class RetentionSoakIT {
             history.add(x[0], x[2]);
         }
         List<RetentionPlots.BudgetLines> lines = List.of(new RetentionPlots.BudgetLines(
-                (s.budgetBytes() / MIB) + " MiB", s.budgetBytes(), age, history, Double.NaN, Double.NaN));
+                (s.budgetBytes() / MIB) + " MiB", s.budgetBytes(), age, history, Double.NaN));
         try (OutputStream out = Files.newOutputStream(r.dir().resolve("retained-age.png"))) {
             RetentionPlots.writeRetainedAge("Soak: retained age under a fixed budget", "tree", lines, null, traceSeconds, out);
         }

@@ -201,7 +201,7 @@ final class RetentionCommand extends Subcommand {
             Run r = runs.get(i);
             double fdbSeconds = fdb.isEmpty() || !fdb.get(i).fits() ? Double.NaN : fdb.get(i).windowSeconds();
             lines.add(new RetentionPlots.BudgetLines(r.lines().label(), r.lines().budgetBytes(), r.lines().retainedAge(),
-                    r.lines().historyBytes(), r.summary().retainedAgeMax(), fdbSeconds));
+                    r.lines().historyBytes(), fdbSeconds));
         }
         Path agePlot = out.resolve(AGE_PLOT);
         Path historyPlot = out.resolve(HISTORY_PLOT);
@@ -295,7 +295,7 @@ final class RetentionCommand extends Subcommand {
                 }
             }, progress::update);
         }
-        return new Run(name, engineName, summary, new RetentionPlots.BudgetLines(label(budget), budget, age, history, Double.NaN, Double.NaN));
+        return new Run(name, engineName, summary, new RetentionPlots.BudgetLines(label(budget), budget, age, history, Double.NaN));
     }
 
     private ConflictSetConfig config(long budget) {

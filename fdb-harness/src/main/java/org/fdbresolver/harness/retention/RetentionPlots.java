@@ -34,11 +34,10 @@ public final class RetentionPlots {
      * @param label             how the budget is named in the legend, e.g. {@code 16 MiB}
      * @param retainedAge       retained age in seconds over trace seconds
      * @param historyBytes      history bytes over trace seconds
-     * @param boundAgeMax       the longest retained age once the budget bound, or NaN if it never did
      * @param fdbWindowSeconds  FoundationDB's longest window in the same bytes, or NaN when not measured
      */
     public record BudgetLines(String label, long budgetBytes, PlotSeries retainedAge, PlotSeries historyBytes,
-                              double boundAgeMax, double fdbWindowSeconds) {
+                              double fdbWindowSeconds) {
     }
 
     static {
@@ -50,21 +49,22 @@ public final class RetentionPlots {
 
     /**
      * Retained age over trace time, one line per budget; {@code traceWindow} (the trace's own
-     * {@code now - new_oldest_version}) dashed grey. When a budget bound, the age axis ends a little above the
-     * longest age reached under a binding budget (or FoundationDB's window): a trace window far longer than
-     * what any budget keeps would otherwise flatten every line; what lies above is clipped.
+     * {@code now - new_oldest_version}) dashed grey. The age axis ends a little above the budgets' lines and
+     * FoundationDB's windows: a trace window far longer than what any budget keeps would otherwise flatten
+     * every line (it is clipped).
      */
     public static void writeRetainedAge(String title, String engine, List<BudgetLines> budgets, PlotSeries traceWindow,
                                         double traceSeconds, OutputStream out) throws IOException {
         XYChart chart = chart(title, "retained age (s)");
         double top = 0;
         for (BudgetLines b : budgets) {
-            top = Math.max(top, Double.isNaN(b.boundAgeMax()) ? 0 : b.boundAgeMax());
+            for (double age : b.retainedAge().ys()) {
+                top = Math.max(top, age);
+            }
             top = Math.max(top, Double.isNaN(b.fdbWindowSeconds()) ? 0 : b.fdbWindowSeconds());
         }
-        boolean anyUnbound = budgets.stream().anyMatch(b -> Double.isNaN(b.boundAgeMax()));
-        if (top > 0 && !anyUnbound) {
-            chart.getStyler().setYAxisMax(top * 1.25);
+        if (top > 0) {
+            chart.getStyler().setYAxisMax(top * 1.15);
         }
         for (int i = 0; i < budgets.size(); i++) {
             BudgetLines b = budgets.get(i);

@@ -22,7 +22,6 @@ public final class RetentionSummary {
     private double usedSum;
     private double ageMin = Double.POSITIVE_INFINITY;
     private double ageSum;
-    private double ageMax;
     private long historyMax;
 
     public RetentionSummary(long budgetBytes) {
@@ -48,7 +47,6 @@ public final class RetentionSummary {
             usedSum += s.budgetUsed();
             ageMin = Math.min(ageMin, s.retainedAgeSeconds());
             ageSum += s.retainedAgeSeconds();
-            ageMax = Math.max(ageMax, s.retainedAgeSeconds());
         }
         last = s;
     }
@@ -120,11 +118,6 @@ public final class RetentionSummary {
     /** Shortest retained age over the bound batches, in seconds (NaN if the budget never bound). */
     public double retainedAgeMin() {
         return boundBatches == 0 ? Double.NaN : ageMin;
-    }
-
-    /** Longest retained age over the bound batches, in seconds (NaN if the budget never bound). */
-    public double retainedAgeMax() {
-        return boundBatches == 0 ? Double.NaN : ageMax;
     }
 
     public double retainedAgeMean() {
