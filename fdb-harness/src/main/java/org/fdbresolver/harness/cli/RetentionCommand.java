@@ -162,9 +162,9 @@ final class RetentionCommand extends Subcommand {
             long span = first.last().version() - first.firstVersion();
             long step = first.batches() > 1 ? span / (first.batches() - 1) : 1;
             Progress[] shown = new Progress[1]; // the model replays the trace once per window measured
-            // The comparator counts node bytes by walking the list: after every batch on short traces, after
-            // every N-th on long ones (a peak of a curve this smooth moves less than 0.1% between samples).
-            int every = (int) Math.max(1, first.batches() / 2000);
+            // The comparator counts node bytes by walking the whole list, which costs as much as a batch of
+            // a million nodes: after every batch on traces up to 500 batches, after every N-th on longer ones.
+            int every = (int) Math.max(1, first.batches() / 500);
             FdbWindowSearch.Meter meter = nativeComparator != null ? new NativeMeter(nativeComparator, trace, every)
                     : new ModelMeter(trace, config(budgets.getFirst()), (bytes, batches, transactions) -> {
                         if (shown[0] != null) {
