@@ -82,12 +82,13 @@ struct Library {
     decltype(&fdbr_last_error) lastError;
     decltype(&fdbr_status_name) statusName;
     decltype(&fdbr_engine_name) engineName;
+    decltype(&fdbr_get_batch_stats) getBatchStats;
 
     /** The functions linked into this program (needs -lfdbresolver at link time). */
     static const Library& linked() {
         static const Library library{&fdbr_config_init, &fdbr_open, &fdbr_open_text, &fdbr_close, &fdbr_resolve,
                                      &fdbr_clear, &fdbr_get_stats, &fdbr_last_error, &fdbr_status_name,
-                                     &fdbr_engine_name};
+                                     &fdbr_engine_name, &fdbr_get_batch_stats};
         return library;
     }
 
@@ -121,7 +122,8 @@ struct Library {
                         symbol(handle, "fdbr_get_stats", &library->getStats, path, error) &&
                         symbol(handle, "fdbr_last_error", &library->lastError, path, error) &&
                         symbol(handle, "fdbr_status_name", &library->statusName, path, error) &&
-                        symbol(handle, "fdbr_engine_name", &library->engineName, path, error);
+                        symbol(handle, "fdbr_engine_name", &library->engineName, path, error) &&
+                        symbol(handle, "fdbr_get_batch_stats", &library->getBatchStats, path, error);
         if (!complete) {
             delete library;
             return nullptr;  // the handle stays open: dlclose of a library that may have started a JVM is unsafe
@@ -260,6 +262,13 @@ inline void destroyConflictSet(ConflictSet* cs) {
 inline fdbr_stats getStats(ConflictSet* cs) {
     fdbr_stats s;
     check(cs, cs->library->getStats(cs->resolver, &s));
+    return s;
+}
+
+/** Decisions by kind, TOO_OLD answers by cause, and the last batch's figures. */
+inline fdbr_batch_stats getBatchStats(ConflictSet* cs) {
+    fdbr_batch_stats s;
+    check(cs, cs->library->getBatchStats(cs->resolver, &s));
     return s;
 }
 

@@ -463,6 +463,25 @@ void statistics() {
     expect(s.retained_version >= 10, "retained version " + std::to_string(s.retained_version));
     expect(s.memory_budget_bytes > 0, "memory budget");
     expect(s.resolve_nanos >= s.engine_nanos && s.engine_nanos > 0, "times");
+    // fdbr_get_batch_stats: decisions with TOO_OLD by cause (batch 30's transaction reading at 3 < 5 is
+    // FoundationDB's), and the last batch (version 40, oldest 10, two transactions, neither too old).
+    fdbr_batch_stats b;
+    expect(fdbr_get_batch_stats(cs->resolver, &b) == FDBR_OK, std::string("batch stats: ") + fdbr_last_error());
+    expect(fdbr_get_batch_stats(cs->resolver, nullptr) == FDBR_INVALID_ARGUMENT, "batch stats into NULL");
+    expect(b.commits + b.conflicts + b.too_old_fdb + b.too_old_budget == 12, "decisions add up to the transactions");
+    expect(b.too_old_fdb == 1, "too_old_fdb " + std::to_string(b.too_old_fdb));
+    expect(b.too_old_budget == 0, "too_old_budget " + std::to_string(b.too_old_budget));
+    expect(b.commits > 0 && b.conflicts > 0, "commits " + std::to_string(b.commits) + ", conflicts " + std::to_string(b.conflicts));
+    expect(b.last_version == 40 && b.last_new_oldest_version == 10, "last batch " + std::to_string(b.last_version));
+    expect(b.last_transactions == 2, "last transactions " + std::to_string(b.last_transactions));
+    expect(b.last_too_old_fdb == 0 && b.last_too_old_budget == 0, "last batch's TOO_OLD");
+    expect(b.last_engine_nanos > 0 && b.last_engine_nanos <= s.engine_nanos, "last batch's time");
+    int64_t lastPhases = 0;
+    for (int64_t p : b.last_phase_nanos) {
+        expect(p >= 0, "a phase time");
+        lastPhases += p;
+    }
+    expect(lastPhases <= b.last_engine_nanos, "the last batch's phases fit in its time");
     fdbresolver::destroyConflictSet(cs);
 }
 

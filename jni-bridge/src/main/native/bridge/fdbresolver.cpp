@@ -455,6 +455,32 @@ fdbr_status finishCall(JNIEnv* env, fdbr_resolver* r, jint javaStatus, const cha
     return FDBR_OK;
 }
 
+/**
+ * What NativeResolver.stats fills in one call (docs/bridge-layout.md): fdbr_stats, then fdbr_batch_stats.
+ * Internal: each public struct keeps its own size for ever (the ABI only grows by new functions).
+ */
+struct StatsBlock {
+    fdbr_stats stats;
+    fdbr_batch_stats batch;
+};
+
+fdbr_status readStats(fdbr_resolver* r, StatsBlock* block, const char* what) {
+    std::lock_guard<std::mutex> lock(r->mutex);
+    JNIEnv* env = nullptr;
+    fdbr_status status = threadEnv(&env);
+    if (status != FDBR_OK) {
+        return status;
+    }
+    std::memset(block, 0, sizeof(*block));
+    jint javaStatus = env->CallIntMethod(r->java, g_jvm.stats, reinterpret_cast<jlong>(block),
+                                         reinterpret_cast<jlong>(r->message), static_cast<jint>(kMessageCapacity));
+    status = finishCall(env, r, javaStatus, what);
+    if (status == FDBR_OK) {
+        block->stats.resolve_nanos = r->resolveNanos;
+    }
+    return status;
+}
+
 }  // namespace
 
 extern "C" {
@@ -725,20 +751,23 @@ FDBR_API fdbr_status fdbr_get_stats(fdbr_resolver* r, fdbr_stats* out) {
     if (r == nullptr || out == nullptr) {
         return fail(FDBR_INVALID_ARGUMENT, "fdbr_get_stats: NULL resolver or output");
     }
-    std::lock_guard<std::mutex> lock(r->mutex);
-    JNIEnv* env = nullptr;
-    fdbr_status status = threadEnv(&env);
-    if (status != FDBR_OK) {
-        return status;
-    }
-    fdbr_stats stats;
-    std::memset(&stats, 0, sizeof(stats));
-    jint javaStatus = env->CallIntMethod(r->java, g_jvm.stats, reinterpret_cast<jlong>(&stats),
-                                         reinterpret_cast<jlong>(r->message), static_cast<jint>(kMessageCapacity));
-    status = finishCall(env, r, javaStatus, "fdbr_get_stats");
+    StatsBlock block;
+    fdbr_status status = readStats(r, &block, "fdbr_get_stats");
     if (status == FDBR_OK) {
-        stats.resolve_nanos = r->resolveNanos;
-        *out = stats;
+        *out = block.stats;
+    }
+    return status;
+}
+
+FDBR_API fdbr_status fdbr_get_batch_stats(fdbr_resolver* r, fdbr_batch_stats* out) {
+    t_lastError.clear();
+    if (r == nullptr || out == nullptr) {
+        return fail(FDBR_INVALID_ARGUMENT, "fdbr_get_batch_stats: NULL resolver or output");
+    }
+    StatsBlock block;
+    fdbr_status status = readStats(r, &block, "fdbr_get_batch_stats");
+    if (status == FDBR_OK) {
+        *out = block.batch;
     }
     return status;
 }
@@ -771,3 +800,10 @@ static_assert(offsetof(fdbr_range, begin_length) == 16, "fdbr_range layout (docs
 static_assert(offsetof(fdbr_transaction, flags) == 16, "fdbr_transaction layout (docs/bridge-layout.md)");
 static_assert(offsetof(fdbr_stats, resolve_nanos) == 48, "fdbr_stats layout (NativeResolver.STATS_*)");
 static_assert(offsetof(fdbr_stats, phase_nanos) == 56, "fdbr_stats layout (NativeResolver.STATS_*)");
+static_assert(sizeof(fdbr_stats) == 104, "fdbr_stats is 13 int64s, for ever (the ABI grows by new functions)");
+static_assert(offsetof(StatsBlock, batch) == 104, "the stats block: fdbr_batch_stats at 104 (NativeResolver.STATS_*)");
+static_assert(offsetof(StatsBlock, batch) + offsetof(fdbr_batch_stats, too_old_fdb) == 120, "NativeResolver.STATS_TOO_OLD_FDB");
+static_assert(offsetof(StatsBlock, batch) + offsetof(fdbr_batch_stats, last_version) == 136, "NativeResolver.STATS_LAST_VERSION");
+static_assert(offsetof(StatsBlock, batch) + offsetof(fdbr_batch_stats, last_engine_nanos) == 176, "NativeResolver.STATS_LAST_ENGINE_NANOS");
+static_assert(offsetof(StatsBlock, batch) + offsetof(fdbr_batch_stats, last_phase_nanos) == 184, "NativeResolver.STATS_LAST_PHASE_NANOS");
+static_assert(sizeof(StatsBlock) == 232, "the stats block is 29 int64s (NativeResolver.STATS_BYTES)");

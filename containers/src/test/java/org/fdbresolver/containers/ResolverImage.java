@@ -22,7 +22,7 @@ final class ResolverImage {
     /** The image's recipe, in the module's folder (Maven runs the tests there). */
     static final Path DOCKERFILE = Path.of("Dockerfile");
     /** Modules the CLI and engines need at run time. */
-    private static final String MODULES = "java.base,java.logging,java.management,jdk.management,jdk.unsupported";
+    private static final String MODULES = "java.base,java.logging,java.management,jdk.management,jdk.unsupported,jdk.jfr";
 
     private static ImageFromDockerfile image;
 
@@ -54,7 +54,7 @@ final class ResolverImage {
 
     private static void prepareContext(Path context) throws IOException, InterruptedException {
         Path jre = context.resolve("jre");
-        if (!Files.isExecutable(jre.resolve("bin/java"))) {
+        if (!Files.isExecutable(jre.resolve("bin/java")) || !hasModules(jre)) {
             deleteRecursively(context);
             Files.createDirectories(context);
             Path jlink = Path.of(System.getProperty("java.home"), "bin", "jlink");
@@ -74,6 +74,16 @@ final class ResolverImage {
             }
         }
         Files.copy(DOCKERFILE, context.resolve("Dockerfile"), StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    /** Whether a runtime built earlier has every module of {@link #MODULES} (its {@code release} file lists them). */
+    private static boolean hasModules(Path jre) throws IOException {
+        Path release = jre.resolve("release");
+        if (!Files.isRegularFile(release)) {
+            return false;
+        }
+        String listed = Files.readAllLines(release).stream().filter(l -> l.startsWith("MODULES=")).findFirst().orElse("");
+        return List.of(listed.replace("MODULES=", "").replace("\"", "").split(" ")).containsAll(List.of(MODULES.split(",")));
     }
 
     private static void deleteRecursively(Path dir) throws IOException {

@@ -63,7 +63,8 @@ class NativeBridgeTest {
                 "fdbr_config_init@@FDBRESOLVER_1", "fdbr_open@@FDBRESOLVER_1", "fdbr_close@@FDBRESOLVER_1",
                 "fdbr_resolve@@FDBRESOLVER_1", "fdbr_clear@@FDBRESOLVER_1", "fdbr_get_stats@@FDBRESOLVER_1",
                 "fdbr_last_error@@FDBRESOLVER_1", "fdbr_status_name@@FDBRESOLVER_1",
-                "fdbr_engine_name@@FDBRESOLVER_1.1", "fdbr_open_text@@FDBRESOLVER_1.1")), symbols, out);
+                "fdbr_engine_name@@FDBRESOLVER_1.1", "fdbr_open_text@@FDBRESOLVER_1.1",
+                "fdbr_get_batch_stats@@FDBRESOLVER_1.1")), symbols, out);
     }
 
     /**

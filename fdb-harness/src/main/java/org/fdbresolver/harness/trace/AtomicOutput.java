@@ -35,7 +35,7 @@ import java.util.zip.GZIPOutputStream;
  * JDK's bare reason. The SHA-256 of the bytes as stored is computed while writing, so the offered hash of a
  * file written into a pipe is known without reading it back. Gzip when the name ends in {@code .gz}.
  */
-final class AtomicOutput implements AutoCloseable {
+public final class AtomicOutput implements AutoCloseable {
     private static final int BUFFER = 1 << 16;
     /** As Linux's limit on symbolic links followed in one lookup (ELOOP). */
     private static final int MAX_LINKS = 40;
@@ -50,7 +50,7 @@ final class AtomicOutput implements AutoCloseable {
     private boolean committed;
     private boolean closed;
 
-    AtomicOutput(Path target) throws IOException {
+    public AtomicOutput(Path target) throws IOException {
         this.target = target;
         Path resolved = followLinks(target);
         this.resolved = resolved;
@@ -128,7 +128,8 @@ final class AtomicOutput implements AutoCloseable {
         }
     }
 
-    OutputStream stream() {
+    /** Where to write the bytes (buffered; gzip-compressed when the name ends in .gz). */
+    public OutputStream stream() {
         return out;
     }
 
@@ -150,7 +151,7 @@ final class AtomicOutput implements AutoCloseable {
     }
 
     /** Finishes the file and moves it into place (or, written through, just closes it). */
-    void commit() throws IOException {
+    public void commit() throws IOException {
         if (closed) {
             throw new IllegalStateException("already closed");
         }

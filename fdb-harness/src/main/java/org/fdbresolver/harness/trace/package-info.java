@@ -11,7 +11,8 @@
  * that a damaged file gets one precise {@link org.fdbresolver.harness.trace.TraceFormatException} naming the
  * message. Writers write to {@code FILE.tmp} and rename on {@link org.fdbresolver.harness.trace.TraceWriter#commit()},
  * so a failed run never leaves a file that looks complete; a symbolic link is followed, and a device or FIFO
- * is written through, never replaced (see {@code AtomicOutput}).
+ * is written through, never replaced (see {@link org.fdbresolver.harness.trace.AtomicOutput}, which the report
+ * commands use for their own files too).
  *
  * <p>{@link org.fdbresolver.harness.trace.TraceBatches} turns a protobuf {@code Batch} into an engine's
  * {@link org.fdbresolver.api.ConflictBatch}; {@link org.fdbresolver.harness.trace.LoadedTrace} holds a whole
