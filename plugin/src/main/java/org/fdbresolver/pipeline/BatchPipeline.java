@@ -43,10 +43,8 @@ public final class BatchPipeline {
     private final MiniConflictSet miniSet = new MiniConflictSet();
     private final MiniConflictSet uncertainSet = new MiniConflictSet();
     private boolean[] uncertainWriter = new boolean[64];
-    /** Runs, long-key bytes and longest key of the uncertain writes of the batch (combineStats). */
-    private int statRanges;
-    private long statLongKeyBytes;
-    private int statMaxKeyLength;
+    private final CombinedWrites combined = new CombinedWrites();
+    private final CombinedWrites uncertainCombined = new CombinedWrites();
     private final long[] phaseNanos = new long[Phase.values().length];
 
     private byte[] state = new byte[64];
@@ -230,32 +228,30 @@ public final class BatchPipeline {
         phaseNanos[Phase.CHECK_INTRA_BATCH.ordinal()] += t3 - t2;
 
         // ---- combine: runs of the set are the committed writes, disjoint and sorted ----
-        combineStats(miniSet, bits);
-        int ranges = statRanges;
-        long longKeyBytes = statLongKeyBytes;
-        int maxKeyLength = statMaxKeyLength;
+        combine(miniSet, bits, keys, combined);
+        int ranges = combined.count();
+        if (anyUncertain) {
+            combine(uncertainSet, bits, keys, uncertainCombined);
+        } else {
+            uncertainCombined.reset(keys);
+        }
         long t4 = System.nanoTime();
         phaseNanos[Phase.COMBINE.ordinal()] += t4 - t3;
 
         // ---- merge into the history at now ----
         // The uncertain writes share the budget: the history makes room for both batches of writes.
-        if (anyUncertain) {
-            combineStats(uncertainSet, bits);
-        } else {
-            statRanges = 0;
-            statLongKeyBytes = 0;
-            statMaxKeyLength = 0;
-        }
-        if (ranges + statRanges > 0) {
-            history.prepareMerge(now, ranges + statRanges, longKeyBytes + statLongKeyBytes, Math.max(maxKeyLength, statMaxKeyLength));
-            mergeRuns(history, miniSet, bits, keys, now);
+        int uncertainRanges = uncertainCombined.count();
+        if (ranges + uncertainRanges > 0) {
+            long otherBytes = uncertainRanges > 0 ? uncertain.bytesNeeded(uncertainCombined) : 0;
+            history.prepareMerge(now, combined, otherBytes);
+            history.merge(combined, now);
         }
         long t5 = System.nanoTime();
         phaseNanos[Phase.MERGE_WRITE.ordinal()] += t5 - t4;
 
-        if (statRanges > 0) {
-            uncertain.prepareMerge(now, statRanges, statLongKeyBytes, statMaxKeyLength);
-            mergeRuns(uncertain, uncertainSet, bits, keys, now);
+        if (uncertainRanges > 0) {
+            uncertain.prepareMerge(now, uncertainCombined, 0);
+            uncertain.merge(uncertainCombined, now);
         }
         long t6 = System.nanoTime();
         phaseNanos[Phase.MERGE_WRITE.ordinal()] += t6 - t5;
@@ -280,27 +276,12 @@ public final class BatchPipeline {
         return false;
     }
 
-    /** Counts the runs of {@code set} and the key storage they need, into the {@code stat*} fields. */
-    private void combineStats(MiniConflictSet set, int bits) {
-        statRanges = 0;
-        statLongKeyBytes = 0;
-        statMaxKeyLength = 0;
+    /** The runs of {@code set} as sorted, disjoint ranges into {@code out}. */
+    private void combine(MiniConflictSet set, int bits, byte[] keys, CombinedWrites out) {
+        out.reset(keys);
         for (int from = set.nextSet(0); from < bits; ) {
             int to = set.nextClear(from);
-            statRanges++;
-            int bl = sorter.keyLength(from);
-            int el = sorter.keyLength(to);
-            statMaxKeyLength = Math.max(statMaxKeyLength, Math.max(bl, el));
-            statLongKeyBytes += longKeyBytes(bl) + longKeyBytes(el);
-            from = set.nextSet(to);
-        }
-    }
-
-    /** Merges every run of {@code set} into {@code target} at {@code now}. */
-    private void mergeRuns(History target, MiniConflictSet set, int bits, byte[] keys, long now) {
-        for (int from = set.nextSet(0); from < bits; ) {
-            int to = set.nextClear(from);
-            target.merge(keys, sorter.keyOffset(from), sorter.keyLength(from), sorter.keyOffset(to), sorter.keyLength(to), now);
+            out.add(sorter.keyOffset(from), sorter.keyLength(from), sorter.keyOffset(to), sorter.keyLength(to));
             from = set.nextSet(to);
         }
     }
@@ -323,11 +304,6 @@ public final class BatchPipeline {
                 set.set(sorter.rank(writeBeginId[w]), sorter.rank(writeEndId[w]));
             }
         }
-    }
-
-    /** Upper bound of the key-block bytes one stored key of {@code len} bytes takes (see the tree's KeyArena). */
-    private static long longKeyBytes(int len) {
-        return len <= 8 ? 0 : (4 + len + 7) & ~7;
     }
 
     private static boolean isEmpty(byte[] keys, int bOff, int bLen, int eOff, int eLen) {

@@ -4,6 +4,7 @@ import static org.fdbresolver.tree.NodeStore.NIL;
 
 import java.util.List;
 import java.util.Map;
+import org.fdbresolver.pipeline.CombinedWrites;
 import org.fdbresolver.pipeline.History;
 
 /**
@@ -47,9 +48,9 @@ public final class HistoryTree implements History {
         this.versions = new VersionWindow(store);
         TreeSearch search = new TreeSearch(store, layout);
         this.singleReads = new SingleReadPath(store, layout, search, versions);
-        this.writer = new TreeWriter(store, layout, search, versions, maxKeyBytes);
         this.reclaimer = new Reclaimer(store, layout, search, versions, maxKeyBytes);
         this.budget = new MemoryBudget(store, layout, versions, reclaimer, budgetBytes);
+        this.writer = new TreeWriter(store, layout, search, versions, budget, maxKeyBytes);
         this.invariants = new TreeInvariants(store, layout, versions, maxKeyBytes);
     }
 
@@ -123,8 +124,32 @@ public final class HistoryTree implements History {
     // ---- writes and the budget ----
 
     @Override
-    public void prepareMerge(long now, int ranges, long longKeyBytes, int maxKeyLength) {
-        budget.prepareMerge(now, ranges, longKeyBytes, maxKeyLength);
+    public long bytesNeeded(CombinedWrites writes) {
+        // A rough upper estimate without routing (it must not change the tree): every leaf the
+        // endpoints could fill splitting, inner splits above, key bytes of every long endpoint.
+        int m = writes.count();
+        long leaves = 2L * m / Math.max(1, store.leafCap / 2) + 1;
+        long inners = leaves / Math.max(1, store.innerCap / 2) + store.height + 2;
+        long keyBytes = 0;
+        byte[] keys = writes.keys();
+        for (int i = 0; i < m; i++) {
+            int bLen = writes.beginLength(i);
+            int eLen = writes.endLength(i);
+            keyBytes += (KeyRefs.fitsInline(keys, writes.beginOffset(i), bLen) ? 0 : KeyArena.chunkBytes(bLen))
+                    + (KeyRefs.fitsInline(keys, writes.endOffset(i), eLen) ? 0 : KeyArena.chunkBytes(eLen));
+        }
+        return (leaves + inners) * store.nodeBytes + keyBytes;
+    }
+
+    @Override
+    public void prepareMerge(long now, CombinedWrites writes, long otherBytes) {
+        if (versions.needsRebase(now)) {
+            versions.rebase(now);
+        }
+        budget.noteKeyLength(writes.maxKeyLength());
+        writer.plan(writes, budget.maxKeyLength());
+        budget.prepare(now, writes.maxKeyLength(), writer.plannedLeaves(), writer.plannedInners(),
+                writer.plannedKeyBytes(), otherBytes);
     }
 
     /** Lets {@code other} draw on this history's budget too: what it holds is not available here. */
@@ -133,11 +158,26 @@ public final class HistoryTree implements History {
     }
 
     @Override
-    public void merge(byte[] keys, int bOff, int bLen, int eOff, int eLen, long now) {
+    public void merge(CombinedWrites writes, long now) {
         if (budget.dropsBatchWrites()) {
             return;
         }
-        writer.merge(keys, bOff, bLen, eOff, eLen, versions.relative(now));
+        writer.apply(writes, versions.relative(now), now);
+    }
+
+    /** The budget in bytes this history was opened with. */
+    public long budgetBytes() {
+        return budget.budgetBytes();
+    }
+
+    /** Times the oldest history was dropped to make room for a batch (each a sweep of the whole tree). */
+    public long evictions() {
+        return budget.evictions();
+    }
+
+    /** Batches whose writes did not fit even into an empty history (all history was forgotten). */
+    public long forgottenBatches() {
+        return budget.forgottenBatches();
     }
 
     // ---- reclamation ----

@@ -34,6 +34,8 @@ final class KeyLayout {
     private int skip;
     /** No key has been admitted since the tree was (re)created: the next one sets the shared prefix. */
     private boolean skipUnset = true;
+    /** Changes whenever inline longs change meaning (the prefix shrank or was reset): encodings made before are stale. */
+    private int epoch;
     private final byte[] scratch;
 
     KeyLayout(NodeStore store, int maxKeyBytes) {
@@ -52,6 +54,12 @@ final class KeyLayout {
     void reset() {
         skip = 0;
         skipUnset = true;
+        epoch++;
+    }
+
+    /** See {@link #epoch}: equal values mean inline longs computed in between are still valid. */
+    int epoch() {
+        return epoch;
     }
 
     /**
@@ -66,6 +74,7 @@ final class KeyLayout {
                 System.arraycopy(key, off, shared, 0, len);
                 skip = len;
                 skipUnset = false;
+                epoch++;
             }
             return;
         }
@@ -89,6 +98,7 @@ final class KeyLayout {
             reencodeSeparators(s.root, s.height, newSkip);
         }
         skip = newSkip;
+        epoch++;
     }
 
     private void reencodeSeparators(int h, int level, int newSkip) {

@@ -9,14 +9,22 @@ import java.util.Arrays;
 import org.fdbresolver.pipeline.History;
 
 /**
- * The memory budget: before a batch's merges, room for the batch's writes is reserved; when it does not
- * fit, the oldest history goes — a histogram of the entries' versions picks a boundary, the retained
- * boundary rises to it (never decreases) and a full sweep turns everything older into gaps and frees
- * it. When even an empty history cannot hold the batch, everything is forgotten, the batch's writes are
- * not stored and the boundary rises above {@code now}, so that every reader that could have conflicted
- * with them is TOO_OLD.
+ * The memory budget. Before a batch's merges, room is made for what the batch's writes need — an
+ * estimate from the leaves they land in ({@link TreeWriter#plan}) — and every step of the merge (a run
+ * of writes into one leaf, or one write) is checked against the budget before it allocates
+ * ({@link #ensureRoom}), so the history never holds more than the budget whatever the estimate said.
+ *
+ * <p>When there is no room, the oldest history goes: a histogram of the entries' versions picks a
+ * boundary, the retained boundary rises to it (never decreases) and a full sweep turns everything older
+ * into gaps and frees it; eviction aims {@code budget / 32} below what is needed, so that it is not
+ * paid every batch, and stops as soon as what is needed fits. When even an empty history cannot hold a
+ * step, everything is forgotten, the batch's remaining writes are not stored and the boundary rises
+ * above {@code now}, so that every reader that could have conflicted with them is TOO_OLD; that is
+ * counted ({@link #forgottenBatches()}) and logged, never silent.
  */
 final class MemoryBudget {
+    private static final System.Logger LOG = System.getLogger(MemoryBudget.class.getName());
+
     private final NodeStore store;
     private final KeyLayout layout;
     private final VersionWindow versions;
@@ -24,9 +32,12 @@ final class MemoryBudget {
     private final long budget;
     /** A history that draws on the same budget (the engine's uncertain writes), or null. */
     private History sharer;
-    private final long[] histogram = new long[64];
+    private final long[] histogram = new long[1024];
+    /** The longest key ever written: bounds the key bytes of a new separator. */
     private int maxKeyLength;
     private boolean dropBatchWrites;
+    private long evictions;
+    private long forgottenBatches;
 
     MemoryBudget(NodeStore store, KeyLayout layout, VersionWindow versions, Reclaimer reclaimer, long budget) {
         this.store = store;
@@ -36,9 +47,27 @@ final class MemoryBudget {
         this.budget = budget;
     }
 
+    long budgetBytes() {
+        return budget;
+    }
+
     /** Whether the current batch's writes are dropped (not even an empty history holds them). */
     boolean dropsBatchWrites() {
         return dropBatchWrites;
+    }
+
+    /** Times the oldest history was dropped to make room (each a sweep of the whole tree). */
+    long evictions() {
+        return evictions;
+    }
+
+    /** Batches whose writes did not fit even into an empty history: all history was forgotten. */
+    long forgottenBatches() {
+        return forgottenBatches;
+    }
+
+    int maxKeyLength() {
+        return maxKeyLength;
     }
 
     /** Lets {@code other} draw on this budget too: what it holds is not available here. */
@@ -51,51 +80,79 @@ final class MemoryBudget {
         return sharer == null ? budget : budget - sharer.historyBytes();
     }
 
-    /** See {@link History#prepareMerge}. */
-    void prepareMerge(long now, int ranges, long longKeyBytes, int maxKeyLength) {
-        NodeStore s = store;
+    /**
+     * Starts a batch: rebases the versions if {@code now} needs it, and makes room for the planned
+     * {@code leaves}, {@code inners} and {@code keyBytes} plus {@code otherBytes} that a sharing history
+     * will add. Best effort: the per-step checks decide.
+     */
+    void prepare(long now, int batchMaxKeyLength, long leaves, long inners, long keyBytes, long otherBytes) {
         dropBatchWrites = false;
-        this.maxKeyLength = Math.max(this.maxKeyLength, maxKeyLength);
-        if (versions.needsRebase(now)) {
-            versions.rebase(now);
+        maxKeyLength = Math.max(maxKeyLength, batchMaxKeyLength);
+        if (!fits(leaves, inners, keyBytes + otherBytes)) {
+            evict(now, leaves, inners, keyBytes + otherBytes);
         }
-        // Worst case: every inserted entry splits a leaf; inner splits above them; a separator per split.
-        long entries = 2L * ranges;
-        long innerSplits = 2 * (entries / Math.max(1, s.innerCap / 2) + s.height + 2);
-        long nodes = entries + innerSplits + 1;
-        long sepBytes = this.maxKeyLength > KeyRefs.INLINE_BYTES ? nodes * KeyArena.chunkBytes(this.maxKeyLength) : 0;
-        long keyReserve = longKeyBytes + sepBytes;
-        long reserve = nodes * s.nodeBytes + keyReserve;
-        if (fits(reserve, keyReserve, nodes)) {
-            return;
+    }
+
+    /** Raises the maximum key length ahead of {@link #prepare} (the plan's separator estimate uses it). */
+    void noteKeyLength(int length) {
+        maxKeyLength = Math.max(maxKeyLength, length);
+    }
+
+    /**
+     * Before one step of the merge, which adds at most {@code leaves}, {@code inners} and
+     * {@code keyBytes}: true when it fits, after dropping the oldest history if it must (aiming to leave
+     * room for {@code laterBytes} that later steps need too); false when not even an empty history holds
+     * it — then everything is forgotten and the batch's remaining writes are dropped.
+     */
+    boolean ensureRoom(long now, long leaves, long inners, long keyBytes, long laterBytes) {
+        if (dropBatchWrites) {
+            return false;
         }
-        // Drop the oldest history until the batch fits, leaving some headroom so this is not paid every batch.
-        for (int attempt = 0; attempt < 8 && !fits(reserve, keyReserve, nodes); attempt++) {
-            long room = budgetNow() - reserve;
-            long target = Math.max(0, room - room / 4);
+        if (fits(leaves, inners, keyBytes)) {
+            return true;
+        }
+        evict(now, leaves, inners, keyBytes + laterBytes);
+        if (fits(leaves, inners, keyBytes)) {
+            return true;
+        }
+        // Not even an empty history holds this batch's writes: forget everything, including them, and
+        // make every snapshot that could conflict with them TOO_OLD.
+        forgetAll();
+        dropBatchWrites = true;
+        versions.retain(now + 1);
+        forgottenBatches++;
+        if (Long.bitCount(forgottenBatches) == 1) {
+            LOG.log(System.Logger.Level.WARNING, "memory budget of {0} bytes cannot hold the writes of the batch at "
+                    + "version {1} ({2} nodes of {3} bytes and {4} key bytes for one step): all history was forgotten "
+                    + "and every reader below version {5} is TOO_OLD ({6} such batches so far); raise the budget",
+                    budget, now, leaves + inners, store.nodeBytes, keyBytes, now + 1, forgottenBatches);
+        }
+        return false;
+    }
+
+    private boolean fits(long leaves, long inners, long keyBytes) {
+        NodeStore s = store;
+        return s.historyBytes() + (leaves + inners) * s.nodeBytes + keyBytes <= budgetNow()
+                && s.arena.guaranteedFreeBytes() >= keyBytes
+                && s.leavesInUse + leaves <= s.maxLeaves && s.innersInUse + inners <= s.maxInners;
+    }
+
+    /** Drops the oldest history until the given additions fit, aiming {@code budget / 32} lower. */
+    private void evict(long now, long leaves, long inners, long keyBytes) {
+        long need = (leaves + inners) * store.nodeBytes + keyBytes;
+        for (int attempt = 0; attempt < 8 && !fits(leaves, inners, keyBytes); attempt++) {
+            long target = Math.max(0, budgetNow() - need - budget / 32);
             if (!dropOldest(now, target)) {
                 break;
             }
         }
-        if (!fits(reserve, keyReserve, nodes)) {
-            // Not even an empty history holds this batch: forget everything, including the batch's
-            // writes, and make every snapshot that could conflict with them TOO_OLD.
-            forgetAll();
-            dropBatchWrites = !fits(reserve, keyReserve, nodes);
-            versions.retain(dropBatchWrites ? now + 1 : now);
-        }
-    }
-
-    private boolean fits(long reserve, long keyReserve, long nodes) {
-        NodeStore s = store;
-        return s.historyBytes() + reserve <= budgetNow()
-                && s.arena.guaranteedFreeBytes() >= keyReserve
-                && s.leavesInUse + nodes <= s.maxLeaves && s.innersInUse + nodes <= s.maxInners;
     }
 
     /**
      * Raises the retained boundary so that about {@code targetBytes} remain, and sweeps the whole tree.
-     * Returns false when nothing more can be dropped.
+     * The boundary comes from a histogram of the live entries' versions over the range they span (one
+     * pass to find the range, one to count), at the version below which the share of entries to drop
+     * lies. Returns false when nothing older than {@code now} is left to drop.
      */
     private boolean dropOldest(long now, long targetBytes) {
         NodeStore s = store;
@@ -103,22 +160,33 @@ final class MemoryBudget {
         if (bytes <= targetBytes) {
             return true;
         }
-        long lo = Math.max(versions.retained, versions.base);
-        long hi = now;
-        if (lo >= hi) {
-            if (s.leavesInUse <= 1 && s.innersInUse == 0 && s.arena.bytesInUse() == 0) {
-                return false;
-            }
-            forgetAll();
-            versions.retain(now);
-            return true;
-        }
-        // Histogram of entries by version over [lo, hi): each entry stands for its share of the bytes.
-        Arrays.fill(histogram, 0);
-        long total = 0;
-        long span = hi - lo;
         int expiredBelow = versions.expiredBelow;
+        int nowRel = versions.relative(now);
+        int minRel = Integer.MAX_VALUE;
+        for (int leaf = s.leftmostLeaf(); leaf != NIL; leaf = s.leafNext(leaf)) {
+            int c = leaf >>> CHUNK_SHIFT;
+            int b = (leaf & CHUNK_MASK) * s.leafCap;
+            int[] lv = s.lVer[c];
+            for (int j = 0, n = s.leafCount(leaf); j < n; j++) {
+                int v = lv[b + j];
+                if (v != GAP && v >= expiredBelow && v < minRel) {
+                    minRel = v;
+                }
+            }
+        }
+        long lo = Math.max(versions.retained, minRel == Integer.MAX_VALUE ? now : versions.base + minRel);
+        if (lo >= now) {
+            // Nothing older than this batch is left: what is in the way is the batch's own writes.
+            return false;
+        }
+        evictions++;
+        // Histogram of the live entries older than now by version over [lo, now).
+        long[] hist = histogram;
+        Arrays.fill(hist, 0);
+        long total = 0;
+        long span = now - lo;
         long base = versions.base;
+        int buckets = hist.length;
         for (int leaf = s.leftmostLeaf(); leaf != NIL; leaf = s.leafNext(leaf)) {
             int c = leaf >>> CHUNK_SHIFT;
             int b = (leaf & CHUNK_MASK) * s.leafCap;
@@ -128,20 +196,20 @@ final class MemoryBudget {
                 if (v == GAP || v < expiredBelow) {
                     continue;
                 }
-                long abs = base + v;
-                int bucket = (int) Math.min(histogram.length - 1, Math.max(0, (abs - lo) * histogram.length / span));
-                histogram[bucket]++;
                 total++;
+                if (v < nowRel) {
+                    hist[(int) Math.min(buckets - 1, (base + v - lo) * buckets / span)]++;
+                }
             }
         }
-        double drop = 1.0 - (double) targetBytes / bytes;
-        long need = (long) Math.ceil(drop * total);
+        // Entries stand for equal shares of the bytes: drop the oldest share that leaves the target.
+        long need = (long) Math.ceil((1.0 - (double) targetBytes / bytes) * total);
         long acc = 0;
         int bucket = 0;
-        while (bucket < histogram.length && acc < need) {
-            acc += histogram[bucket++];
+        while (bucket < buckets && acc < need) {
+            acc += hist[bucket++];
         }
-        long boundary = lo + (span * bucket + histogram.length - 1) / histogram.length;
+        long boundary = lo + (span * bucket + buckets - 1) / buckets;
         boundary = Math.max(boundary, versions.retained + 1);
         boundary = Math.min(boundary, now);
         versions.retain(boundary);
