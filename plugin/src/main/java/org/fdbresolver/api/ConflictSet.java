@@ -29,6 +29,8 @@ public final class ConflictSet implements AutoCloseable {
     private long transactions;
     private long lastVersion = Long.MIN_VALUE;
     private long lastOldestVersion = Long.MIN_VALUE;
+    private long tooOldBelowOldest;
+    private long tooOldByBudget;
 
     private ConflictSet(ConflictSetConfig config, ConflictEngine engine) {
         this.config = config;
@@ -64,10 +66,25 @@ public final class ConflictSet implements AutoCloseable {
     public void detectConflicts(ConflictBatch batch, long now, long newOldestVersion, BatchResult out) {
         validate(batch, now, newOldestVersion);
         engine.detectConflicts(batch, now, newOldestVersion, out);
+        countTooOld(batch, newOldestVersion, out);
         lastVersion = now;
         lastOldestVersion = newOldestVersion;
         batches++;
         transactions += batch.transactionCount();
+    }
+
+    /** Splits the batch's TOO_OLD answers into FoundationDB's (below newOldestVersion) and the budget's. */
+    private void countTooOld(ConflictBatch batch, long newOldestVersion, BatchResult out) {
+        byte[] decisions = out.decisionBytes();
+        for (int t = 0, n = batch.transactionCount(); t < n; t++) {
+            if (decisions[t] == Decision.TOO_OLD_CODE) {
+                if (batch.readSnapshot(t) < newOldestVersion) {
+                    tooOldBelowOldest++;
+                } else {
+                    tooOldByBudget++;
+                }
+            }
+        }
     }
 
     /** Forgets the history; reads older than {@code version} are TOO_OLD from now on. */
@@ -80,7 +97,8 @@ public final class ConflictSet implements AutoCloseable {
         long[] phases = new long[Phase.values().length];
         engine.addPhaseNanos(phases);
         return new ConflictSetStats(engine.name(), batches, transactions, engine.historyBytes(),
-                config.memoryBudgetBytes(), engine.retainedVersion(), phases);
+                config.memoryBudgetBytes(), engine.retainedVersion(), tooOldBelowOldest, tooOldByBudget,
+                engine.forgottenBatches(), phases);
     }
 
     /** The engine behind this conflict set, for harness code that drives engines directly. */

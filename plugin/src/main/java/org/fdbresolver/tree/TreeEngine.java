@@ -22,6 +22,9 @@ public final class TreeEngine implements ConflictEngine {
     public static final int DEFAULT_NODE_BYTES = 2048;
     public static final int DEFAULT_KEY_BLOCK_BYTES = 1 << 16;
     private static final Set<String> OPTIONS = Set.of(NODE_BYTES, KEY_BLOCK_BYTES);
+    /** Below this budget a large batch's writes may not fit even into an empty history: warned at open. */
+    static final long SMALL_BUDGET_BYTES = 1L << 20;
+    private static final System.Logger LOG = System.getLogger(TreeEngine.class.getName());
 
     private final HistoryTree tree;
     /** Writes of transactions that only the budget made TOO_OLD; usually empty. */
@@ -39,6 +42,11 @@ public final class TreeEngine implements ConflictEngine {
         int nodeBytes = intOption(config, NODE_BYTES, DEFAULT_NODE_BYTES);
         int keyBlockBytes = intOption(config, KEY_BLOCK_BYTES, DEFAULT_KEY_BLOCK_BYTES);
         long budget = config.memoryBudgetBytes();
+        if (budget < SMALL_BUDGET_BYTES) {
+            LOG.log(System.Logger.Level.WARNING, "memory budget of {0} bytes is below {1}: a batch whose writes do not "
+                    + "fit even with all older history dropped makes the engine forget all history (every older reader "
+                    + "TOO_OLD; counted in stats as forgottenBatches)", budget, SMALL_BUDGET_BYTES);
+        }
         this.tree = new HistoryTree(nodeBytes, keyBlockBytes, budget, config.maxKeyBytes());
         // The uncertain writes (see BatchPipeline) draw on the same budget: together both stay within it.
         this.uncertain = new HistoryTree(nodeBytes, keyBlockBytes, budget, config.maxKeyBytes());
@@ -83,6 +91,11 @@ public final class TreeEngine implements ConflictEngine {
     @Override
     public long historyBytes() {
         return tree.historyBytes() + uncertain.historyBytes();
+    }
+
+    @Override
+    public long forgottenBatches() {
+        return tree.forgottenBatches() + uncertain.forgottenBatches();
     }
 
     @Override
