@@ -4,6 +4,9 @@ import static org.fdbresolver.tree.NodeStore.CHUNK_MASK;
 import static org.fdbresolver.tree.NodeStore.CHUNK_SHIFT;
 import static org.fdbresolver.tree.NodeStore.NIL;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
@@ -26,12 +29,21 @@ final class KeyLayout {
     /** Search lengths of read keys without the shared prefix (see {@link #searchLength}). */
     static final int BELOW = -1;
     static final int ABOVE = -2;
+    private static final VarHandle LONG_BE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
     private final NodeStore store;
     private final KeyArena arena;
     /** Bytes {@code [0, skip)} of every key in the tree and of every key searched for. */
     private final byte[] shared;
     private int skip;
+    /**
+     * The shared prefix's first 16 bytes as two big-endian words, and masks of the bytes of each that
+     * belong to it: a key of at least 16 bytes is checked with two loads (see {@link #hasSharedPrefix}).
+     */
+    private long sharedWord0;
+    private long sharedWord1;
+    private long sharedMask0;
+    private long sharedMask1;
     /** No key has been admitted since the tree was (re)created: the next one sets the shared prefix. */
     private boolean skipUnset = true;
     /** Changes whenever inline longs change meaning (the prefix shrank or was reset): encodings made before are stale. */
@@ -41,7 +53,7 @@ final class KeyLayout {
     KeyLayout(NodeStore store, int maxKeyBytes) {
         this.store = store;
         this.arena = store.arena;
-        this.shared = new byte[maxKeyBytes + 1];
+        this.shared = new byte[Math.max(16, maxKeyBytes + 1)];
         this.scratch = new byte[maxKeyBytes + 1];
     }
 
@@ -55,6 +67,26 @@ final class KeyLayout {
         skip = 0;
         skipUnset = true;
         epoch++;
+        prefixChanged();
+    }
+
+    /** Recomputes the words {@link #hasSharedPrefix} compares with. */
+    private void prefixChanged() {
+        int g = skip;
+        sharedWord0 = g > 0 ? (long) LONG_BE.get(shared, 0) : 0;
+        sharedWord1 = g > 8 ? (long) LONG_BE.get(shared, 8) : 0;
+        sharedMask0 = g >= 8 ? -1L : g <= 0 ? 0 : -1L << ((8 - g) << 3);
+        sharedMask1 = g >= 16 ? -1L : g <= 8 ? 0 : -1L << ((16 - g) << 3);
+    }
+
+    /** Whether {@code key[off, off + len)}, {@code len >= skip}, begins with the shared prefix. */
+    private boolean hasSharedPrefix(byte[] key, int off) {
+        int g = skip;
+        if (g <= 16 && off + 16 <= key.length) {
+            return ((((long) LONG_BE.get(key, off) ^ sharedWord0) & sharedMask0)
+                    | (((long) LONG_BE.get(key, off + 8) ^ sharedWord1) & sharedMask1)) == 0;
+        }
+        return Arrays.equals(key, off, off + g, shared, 0, g);
     }
 
     /** See {@link #epoch}: equal values mean inline longs computed in between are still valid. */
@@ -68,13 +100,14 @@ final class KeyLayout {
      */
     void admit(byte[] key, int off, int len) {
         int g = skip;
-        if (len >= g && Arrays.equals(key, off, off + g, shared, 0, g)) {
+        if (len >= g && hasSharedPrefix(key, off)) {
             if (skipUnset) {
                 // The first key: the whole key is shared so far (the tree holds nothing to re-encode).
                 System.arraycopy(key, off, shared, 0, len);
                 skip = len;
                 skipUnset = false;
                 epoch++;
+                prefixChanged();
             }
             return;
         }
@@ -99,6 +132,7 @@ final class KeyLayout {
         }
         skip = newSkip;
         epoch++;
+        prefixChanged();
     }
 
     private void reencodeSeparators(int h, int level, int newSkip) {
@@ -124,7 +158,7 @@ final class KeyLayout {
      */
     int searchLength(byte[] key, int off, int len) {
         int g = skip;
-        if (len >= g && Arrays.equals(key, off, off + g, shared, 0, g)) {
+        if (len >= g && hasSharedPrefix(key, off)) {
             return len;
         }
         int m = Arrays.mismatch(key, off, off + len, shared, 0, g);

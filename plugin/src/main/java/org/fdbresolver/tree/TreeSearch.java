@@ -28,19 +28,18 @@ final class TreeSearch {
         long[] keys = s.iKey[h >>> CHUNK_SHIFT];
         int[] refs = s.iRef[h >>> CHUNK_SHIFT];
         int base = (h & CHUNK_MASK) * s.innerCap;
-        int lo = 1;
-        int hi = s.iCount[h >>> CHUNK_SHIFT][h & CHUNK_MASK];
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
+        // Branch-free steps (conditional moves): which way a probe goes is a coin toss to the branch predictor.
+        int first = 1;
+        int n = s.iCount[h >>> CHUNK_SHIFT][h & CHUNK_MASK] - 1;
+        while (n > 0) {
+            int half = n >>> 1;
+            int mid = first + half;
             long p = keys[base + mid];
-            int c = kp != p ? (kp < p ? -1 : 1) : layout.tail(key, off, len, refs[base + mid]);
-            if (c >= 0) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
+            boolean atOrAbove = kp > p || kp == p && layout.tail(key, off, len, refs[base + mid]) >= 0;
+            first = atOrAbove ? mid + 1 : first;
+            n = atOrAbove ? n - half - 1 : half;
         }
-        return lo - 1;
+        return first - 1;
     }
 
     /** In leaf {@code h}: the first slot whose key is {@code >= key} ({@code strict == false}) or {@code > key}. */
@@ -49,19 +48,24 @@ final class TreeSearch {
         long[] keys = s.lKey[h >>> CHUNK_SHIFT];
         int[] refs = s.lRef[h >>> CHUNK_SHIFT];
         int base = (h & CHUNK_MASK) * s.leafCap;
-        int lo = 0;
-        int hi = s.lHdr[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
+        // Branch-free steps, as in childSlot.
+        int first = 0;
+        int n = s.lHdr[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
+        while (n > 0) {
+            int half = n >>> 1;
+            int mid = first + half;
             long p = keys[base + mid];
-            int c = kp != p ? (kp < p ? -1 : 1) : layout.tail(key, off, len, refs[base + mid]);
-            if (c > 0 || (strict && c == 0)) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
+            boolean below = kp > p || kp == p && belowOnTie(p, key, off, len, refs[base + mid], strict);
+            first = below ? mid + 1 : first;
+            n = below ? n - half - 1 : half;
         }
-        return lo;
+        return first;
+    }
+
+    /** With equal inline longs: whether the stored key is below the search key ({@code strict}: or equal). */
+    private boolean belowOnTie(long p, byte[] key, int off, int len, int ref, boolean strict) {
+        int c = layout.tail(key, off, len, ref);
+        return c > 0 || strict && c == 0;
     }
 
     /** The leaf whose key range holds {@code key}. */
