@@ -59,20 +59,26 @@ class BudgetConformanceTest {
                 continue;
             }
             for (Budgeted c : CASES) {
-                tests.add(DynamicTest.dynamicTest(engine + " with a " + c.budget() + "-byte budget"
-                        + (c.nodeBytes() == null ? "" : " and " + c.nodeBytes() + "-byte nodes") + " on " + c.spec(),
-                        () -> check(engine, c)));
+                // Engine tree: both read paths (the batched one is the default).
+                for (String readPath : engine.equals("tree") ? List.of("batched", "single") : List.of("default")) {
+                    tests.add(DynamicTest.dynamicTest(engine + " (" + readPath + " reads) with a " + c.budget() + "-byte budget"
+                            + (c.nodeBytes() == null ? "" : " and " + c.nodeBytes() + "-byte nodes") + " on " + c.spec(),
+                            () -> check(engine, c, readPath)));
+                }
             }
         }
         assertTrue(!tests.isEmpty(), "no budgeted engine registered");
         return tests.stream();
     }
 
-    private static void check(String engine, Budgeted c) {
+    private static void check(String engine, Budgeted c, String readPath) {
         DifferentialCases.Case trace = c.spec().generate();
         ConflictSetConfig.Builder builder = ConflictSetConfig.builder().engine(engine).memoryBudgetBytes(c.budget());
         if (c.nodeBytes() != null) {
             builder.option("nodeBytes", c.nodeBytes());
+        }
+        if (!readPath.equals("default")) {
+            builder.option("readPath", readPath);
         }
         ConflictSetConfig config = builder.build();
         ConflictSetConfig unbounded = ConflictSetConfig.builder().engine("reference").build();

@@ -42,9 +42,12 @@ class RetentionUnderBudgetTest {
     @TestFactory
     Stream<DynamicTest> budgetHoldsHistory() {
         List<DynamicTest> tests = new ArrayList<>();
-        for (long budget : new long[] {16 * MIB, 8 * MIB, 6 * MIB}) {
-            tests.add(DynamicTest.dynamicTest("tree under " + budget / MIB + " MiB on " + LONGTRACE,
-                    () -> check(ConflictSetConfig.builder().engine("tree").memoryBudgetBytes(budget).build())));
+        for (String readPath : List.of("batched", "single")) {
+            for (long budget : new long[] {16 * MIB, 8 * MIB, 6 * MIB}) {
+                tests.add(DynamicTest.dynamicTest("tree (" + readPath + " reads) under " + budget / MIB + " MiB on " + LONGTRACE,
+                        () -> check(ConflictSetConfig.builder().engine("tree").memoryBudgetBytes(budget)
+                                .option("readPath", readPath).build())));
+            }
         }
         return tests.stream();
     }
@@ -111,7 +114,7 @@ class RetentionUnderBudgetTest {
             } else {
                 assertTrue(fullBatches > 0 && extraTooOld > 0, "the budget never bit: " + fullBatches + " batches over it");
             }
-            System.out.println("tree under " + budget / MIB + " MiB on " + LONGTRACE + ": " + extraTooOld
+            System.out.println("tree " + config.options() + " under " + budget / MIB + " MiB on " + LONGTRACE + ": " + extraTooOld
                     + " TOO_OLD beyond the reference (" + readersOfUncertain + " of them readers of uncertain writes); " + fullBatches + " batches with more history than the budget, "
                     + "least history after one of them " + (minUse == Long.MAX_VALUE ? "-" : minUse + " bytes ("
                     + Math.round(1000.0 * minUse / budget) / 10.0 + " % of the budget)"));

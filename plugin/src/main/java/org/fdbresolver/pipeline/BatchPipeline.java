@@ -9,16 +9,18 @@ import org.fdbresolver.api.Phase;
 /**
  * FoundationDB's resolver phases for one batch, around a {@link History}:
  * <ol>
- * <li>too old: a transaction with reads and a snapshot below {@code max(newOldestVersion, retained)};</li>
- * <li>{@code checkRead}: every read of the remaining transactions against the history (all of a
- * reporting transaction's reads; a non-reporting one stops at its first conflict, which decides the
- * same);</li>
- * <li>{@code sort}: endpoints of the still-undecided transactions' non-empty ranges, sorted and
- * numbered;</li>
+ * <li>too old: a transaction with reads and a snapshot below {@code max(newOldestVersion, retained)}
+ * (timed with {@code checkRead});</li>
+ * <li>{@code sort}: endpoints of the other transactions' non-empty ranges, sorted and numbered; the
+ * reads come out sorted by begin key ({@link SortedReads});</li>
+ * <li>{@code checkRead}: every read of those transactions against the history, all at once through
+ * {@link HistoryReader#checkSorted} (a read path may share work between reads that sort together),
+ * empty reads one by one;</li>
  * <li>{@code checkIntraBatch}: in trace order, non-empty reads against the {@link MiniConflictSet} of
  * earlier committed writes; a committing transaction then sets its writes;</li>
- * <li>{@code combine}: the set's runs are the committed writes as disjoint sorted ranges;</li>
- * <li>{@code mergeWrite}: each range enters the history at {@code now};</li>
+ * <li>{@code combine}: the set's runs are the committed writes as disjoint sorted ranges
+ * ({@link CombinedWrites});</li>
+ * <li>{@code mergeWrite}: the combined writes enter the history at {@code now}, together;</li>
  * <li>{@code removeBefore}: history older than {@code newOldestVersion} is discarded.</li>
  * </ol>
  * Every scratch array is reused and grows only when a batch is larger than any before.
@@ -57,6 +59,10 @@ public final class BatchPipeline {
     private int[] intraRead = new int[64];
     private int[] readBeginId = new int[256];
     private int[] readEndId = new int[256];
+    /** Each non-empty read's snapshot, and its position in {@link #sortedReads}. */
+    private long[] readSnapshot = new long[256];
+    private int[] readPosition = new int[256];
+    private final SortedReads sortedReads = new SortedReads();
     private int[] writeBeginId = new int[256];
     private int[] writeEndId = new int[256];
 
@@ -97,51 +103,29 @@ public final class BatchPipeline {
         boolean checkUncertain = uncertain != null && !uncertain.isEmpty();
         boolean anyUncertain = false;
 
-        // ---- too old, then every read against the history ----
+        // ---- too old ----
         long t0 = System.nanoTime();
         reportedCount = 0;
         for (int t = 0; t < n; t++) {
-            int rs = batch.readStart(t);
-            int re = batch.readEnd(t);
             historyConflict[t] = false;
             uncertainWriter[t] = false;
             reportCount[t] = 0;
             long snapshot = batch.readSnapshot(t);
-            if (rs < re && snapshot < oldest) {
+            if (batch.readStart(t) < batch.readEnd(t) && snapshot < oldest) {
                 state[t] = Decision.TOO_OLD_CODE;
                 // Below newOldestVersion FoundationDB answers TOO_OLD too; above it, only the budget did.
                 if (snapshot >= newOldestVersion && uncertain != null) {
                     uncertainWriter[t] = true;
                     anyUncertain = true;
                 }
-                continue;
-            }
-            state[t] = UNDECIDED;
-            boolean report = batch.reportConflictingKeys(t);
-            reportStart[t] = reportedCount;
-            for (int r = rs; r < re; r++) {
-                if (reader.conflicts(keys, batch.readBeginOffset(r), batch.readBeginLength(r),
-                        batch.readEndOffset(r), batch.readEndLength(r), snapshot)) {
-                    historyConflict[t] = true;
-                    state[t] = Decision.CONFLICT_CODE;
-                    if (!report) {
-                        break;
-                    }
-                    addReported(r - rs);
-                    reportCount[t]++;
-                }
-            }
-            if (checkUncertain && (!historyConflict[t] || report) && readsUncertain(batch, t, snapshot)) {
-                state[t] = Decision.TOO_OLD_CODE;
-                // A certain history conflict means FoundationDB did not commit it either.
-                uncertainWriter[t] = !historyConflict[t];
-                anyUncertain |= uncertainWriter[t];
+            } else {
+                state[t] = UNDECIDED;
             }
         }
         long t1 = System.nanoTime();
         phaseNanos[Phase.CHECK_READ.ordinal()] += t1 - t0;
 
-        // ---- sort the endpoints of the undecided transactions' non-empty ranges ----
+        // ---- sort the endpoints of the transactions not too old (and of uncertain writers' writes) ----
         sorter.reset(keys);
         ensureRanges(batch.readCount(), batch.writeCount());
         for (int t = 0; t < n; t++) {
@@ -153,8 +137,9 @@ public final class BatchPipeline {
             }
             for (int r = batch.readStart(t), re = batch.readEnd(t); r < re; r++) {
                 if (!isEmpty(keys, batch.readBeginOffset(r), batch.readBeginLength(r), batch.readEndOffset(r), batch.readEndLength(r))) {
-                    readBeginId[r] = sorter.add(batch.readBeginOffset(r), batch.readBeginLength(r));
+                    readBeginId[r] = sorter.add(batch.readBeginOffset(r), batch.readBeginLength(r), r);
                     readEndId[r] = sorter.add(batch.readEndOffset(r), batch.readEndLength(r));
+                    readSnapshot[r] = batch.readSnapshot(t);
                 } else {
                     readBeginId[r] = -1;
                 }
@@ -162,8 +147,50 @@ public final class BatchPipeline {
             addWrites(batch, t, keys);
         }
         sorter.sort();
+        // The non-empty reads in begin order, for the history's read check.
+        sortedReads.reset(keys);
+        for (int i = 0, e = sorter.count(); i < e; i++) {
+            int r = sorter.tagAt(i);
+            if (r >= 0) {
+                readPosition[r] = sortedReads.add(batch.readBeginOffset(r), batch.readBeginLength(r),
+                        batch.readEndOffset(r), batch.readEndLength(r), readSnapshot[r]);
+            }
+        }
         long t2 = System.nanoTime();
         phaseNanos[Phase.SORT.ordinal()] += t2 - t1;
+
+        // ---- every read against the history ----
+        reader.checkSorted(sortedReads);
+        for (int t = 0; t < n; t++) {
+            if (state[t] != UNDECIDED) {
+                continue;
+            }
+            boolean report = batch.reportConflictingKeys(t);
+            long snapshot = batch.readSnapshot(t);
+            reportStart[t] = reportedCount;
+            for (int r = batch.readStart(t), re = batch.readEnd(t); r < re; r++) {
+                boolean hit = readBeginId[r] >= 0 ? sortedReads.conflict(readPosition[r])
+                        : reader.conflicts(keys, batch.readBeginOffset(r), batch.readBeginLength(r),
+                                batch.readEndOffset(r), batch.readEndLength(r), snapshot);
+                if (hit) {
+                    historyConflict[t] = true;
+                    state[t] = Decision.CONFLICT_CODE;
+                    if (!report) {
+                        break;
+                    }
+                    addReported(r - batch.readStart(t));
+                    reportCount[t]++;
+                }
+            }
+            if (checkUncertain && (!historyConflict[t] || report) && readsUncertain(batch, t, snapshot)) {
+                state[t] = Decision.TOO_OLD_CODE;
+                // A certain history conflict means FoundationDB did not commit it either.
+                uncertainWriter[t] = !historyConflict[t];
+                anyUncertain |= uncertainWriter[t];
+            }
+        }
+        long t2b = System.nanoTime();
+        phaseNanos[Phase.CHECK_READ.ordinal()] += t2b - t2;
 
         // ---- intra-batch, in trace order ----
         int bits = Math.max(0, sorter.distinctCount() - 1);
@@ -225,7 +252,7 @@ public final class BatchPipeline {
             }
         }
         long t3 = System.nanoTime();
-        phaseNanos[Phase.CHECK_INTRA_BATCH.ordinal()] += t3 - t2;
+        phaseNanos[Phase.CHECK_INTRA_BATCH.ordinal()] += t3 - t2b;
 
         // ---- combine: runs of the set are the committed writes, disjoint and sorted ----
         combine(miniSet, bits, keys, combined);
@@ -334,6 +361,8 @@ public final class BatchPipeline {
             int m = Math.max(reads, readBeginId.length * 2);
             readBeginId = new int[m];
             readEndId = new int[m];
+            readSnapshot = new long[m];
+            readPosition = new int[m];
         }
         if (writeBeginId.length < writes) {
             int m = Math.max(writes, writeBeginId.length * 2);

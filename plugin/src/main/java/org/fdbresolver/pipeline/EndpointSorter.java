@@ -20,6 +20,8 @@ final class EndpointSorter {
     private long[] prefix = new long[256];
     private int[] order = new int[256];
     private int[] rank = new int[256];
+    /** The caller's tag of each endpoint ({@link #add(int, int, int)}). */
+    private int[] tag = new int[256];
     private int distinct;
     /** The endpoint index holding each distinct key, by rank. */
     private int[] byRank = new int[256];
@@ -73,8 +75,14 @@ final class EndpointSorter {
 
     /** Adds an endpoint; returns its id (ranks are read with {@link #rank(int)} after {@link #sort()}). */
     int add(int off, int len) {
+        return add(off, len, -1);
+    }
+
+    /** Adds an endpoint with a tag the caller reads back in sorted order ({@link #tagAt}). */
+    int add(int off, int len, int tagValue) {
         if (count == offset.length) {
             int n = count * 2;
+            tag = Arrays.copyOf(tag, n);
             offset = Arrays.copyOf(offset, n);
             length = Arrays.copyOf(length, n);
             prefix = Arrays.copyOf(prefix, n);
@@ -83,6 +91,7 @@ final class EndpointSorter {
             byRank = Arrays.copyOf(byRank, n);
         }
         int id = count++;
+        tag[id] = tagValue;
         offset[id] = off;
         length[id] = len;
         order[id] = id;
@@ -108,6 +117,16 @@ final class EndpointSorter {
 
     int rank(int id) {
         return rank[id];
+    }
+
+    /** Endpoints added since the last reset. */
+    int count() {
+        return count;
+    }
+
+    /** The tag of the endpoint at {@code position} in sorted order (valid after {@link #sort()}). */
+    int tagAt(int position) {
+        return tag[order[position]];
     }
 
     int distinctCount() {

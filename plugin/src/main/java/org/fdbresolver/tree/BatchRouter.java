@@ -33,11 +33,61 @@ final class BatchRouter {
         this.layout = layout;
     }
 
+    /** Parents of leaves reached by {@link #routeToParents}: node, and the slice of keys below it. */
+    private int[] parentNode = new int[64];
+    private int[] parentLo = new int[64];
+    private int[] parentHi = new int[64];
+    private int parents;
+    private boolean stopAtParents;
+
     /**
      * For each key {@code i} in {@code [0, n)} (sorted ascending), its leaf into {@code leafOut[i]} and,
      * when the tree has inner nodes and {@code parentOut} is not null, the leaf's parent and slot.
      */
     void route(long[] kp, byte[] keys, int[] off, int[] len, int n, int[] leafOut, int[] parentOut, int[] slotOut) {
+        start(kp, keys, off, len, leafOut, parentOut, slotOut, false);
+        if (n > 0) {
+            routeNode(store.root, store.height, 0, n);
+        }
+        this.keys = null;
+    }
+
+    /**
+     * Like {@link #route}, but stops one level above the leaves: the parents reached and their slices
+     * of keys are then {@link #parentCount()}, {@link #parentNode(int)}... and each is finished by
+     * {@link #routeParent(int)} (so that a caller can load the parents' blocks before their turn). A tree
+     * of height 0 is routed completely and reaches no parent.
+     */
+    void routeToParents(long[] kp, byte[] keys, int[] off, int[] len, int n, int[] leafOut, int[] parentOut,
+                        int[] slotOut) {
+        start(kp, keys, off, len, leafOut, parentOut, slotOut, true);
+        parents = 0;
+        if (n > 0) {
+            routeNode(store.root, store.height, 0, n);
+        }
+    }
+
+    int parentCount() {
+        return parents;
+    }
+
+    int parentNode(int p) {
+        return parentNode[p];
+    }
+
+    /** Routes the slice of keys below parent {@code p} (of {@link #routeToParents}) to their leaves. */
+    void routeParent(int p) {
+        int node = parentNode[p];
+        partition(node, 1, 0, store.innerCount(node) - 1, parentLo[p], parentHi[p]);
+    }
+
+    /** Ends a {@link #routeToParents}: drops the reference to the caller's keys. */
+    void done() {
+        this.keys = null;
+    }
+
+    private void start(long[] kp, byte[] keys, int[] off, int[] len, int[] leafOut, int[] parentOut, int[] slotOut,
+                       boolean stopAtParents) {
         this.kp = kp;
         this.keys = keys;
         this.off = off;
@@ -45,13 +95,23 @@ final class BatchRouter {
         this.leafOut = leafOut;
         this.parentOut = parentOut;
         this.slotOut = slotOut;
-        if (n > 0) {
-            routeNode(store.root, store.height, 0, n);
-        }
-        this.keys = null;
+        this.stopAtParents = stopAtParents;
     }
 
     private void routeNode(int node, int level, int lo, int hi) {
+        if (level == 1 && stopAtParents) {
+            if (parents == parentNode.length) {
+                int m = parents * 2;
+                parentNode = java.util.Arrays.copyOf(parentNode, m);
+                parentLo = java.util.Arrays.copyOf(parentLo, m);
+                parentHi = java.util.Arrays.copyOf(parentHi, m);
+            }
+            parentNode[parents] = node;
+            parentLo[parents] = lo;
+            parentHi[parents] = hi;
+            parents++;
+            return;
+        }
         if (level == 0) {
             int[] out = leafOut;
             for (int i = lo; i < hi; i++) {
@@ -62,9 +122,24 @@ final class BatchRouter {
         partition(node, level, 0, store.innerCount(node) - 1, lo, hi);
     }
 
-    /** Keys {@code [lo, hi)} all lie in children {@code a..b} of {@code node}. */
+    /**
+     * Keys {@code [lo, hi)} all lie in children {@code a..b} of {@code node}. A slice of one or two keys
+     * is searched key by key (partitioning then degenerates into the same binary search, at a higher
+     * cost per step).
+     */
     private void partition(int node, int level, int a, int b, int lo, int hi) {
         while (true) {
+            if (hi - lo <= 2 && a < b) {
+                for (int i = lo; i < hi; i++) {
+                    int slot = childOf(node, a, b, i);
+                    if (level == 1 && parentOut != null) {
+                        parentOut[i] = node;
+                        slotOut[i] = slot;
+                    }
+                    routeNode(store.child(node, slot), level - 1, i, i + 1);
+                }
+                return;
+            }
             if (a == b) {
                 if (level == 1 && parentOut != null) {
                     for (int i = lo; i < hi; i++) {
@@ -90,6 +165,26 @@ final class BatchRouter {
                 a = m;
             }
         }
+    }
+
+    /** The child of {@code node} among {@code a..b} holding key {@code i}: the last whose separator is at or below it. */
+    private int childOf(int node, int a, int b, int i) {
+        NodeStore s = store;
+        long[] ik = s.iKey[node >>> CHUNK_SHIFT];
+        int base = (node & CHUNK_MASK) * s.innerCap;
+        long q = kp[i];
+        // Branch-free steps (conditional moves): which way a probe goes is a coin toss to the branch predictor.
+        int first = a + 1;
+        int n = b - a;
+        while (n > 0) {
+            int half = n >>> 1;
+            int mid = first + half;
+            long sep = ik[base + mid];
+            boolean atOrAbove = q > sep || q == sep && layout.tail(keys, off[i], len[i], s.iRef[node >>> CHUNK_SHIFT][base + mid]) >= 0;
+            first = atOrAbove ? mid + 1 : first;
+            n = atOrAbove ? n - half - 1 : half;
+        }
+        return first - 1;
     }
 
     /** The first key in {@code [lo, hi)} at or above separator {@code m} of {@code node} ({@code hi} if none). */

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import org.fdbresolver.pipeline.CombinedWrites;
 import org.fdbresolver.pipeline.History;
+import org.fdbresolver.pipeline.SortedReads;
 
 /**
  * The write history as a B+ tree: a step function over keys. Each leaf entry {@code (key, version)}
@@ -18,7 +19,8 @@ import org.fdbresolver.pipeline.History;
  * <li>{@link NodeStore} — node pools in primitive arrays, the layout of a node, byte accounting;</li>
  * <li>{@link KeyLayout} (with {@link KeyRefs} and {@link KeyArena}) — the shared prefix, inline
  * longs, key blocks and key comparisons;</li>
- * <li>{@link TreeSearch} and {@link SingleReadPath} — descents and the read check;</li>
+ * <li>{@link TreeSearch}, {@link BatchRouter}, {@link SingleReadPath} and {@link BatchedReadPath} —
+ * descents, the batch's routing, and the two read paths;</li>
  * <li>{@link TreeWriter} — write application and splits;</li>
  * <li>{@link Reclaimer} and {@link MemoryBudget} — the sweeper, and the budget that drops the oldest
  * history when a batch does not fit; {@link VersionWindow} — the retained boundary and the version
@@ -31,12 +33,32 @@ public final class HistoryTree implements History {
     private final KeyLayout layout;
     private final VersionWindow versions;
     private final SingleReadPath singleReads;
+    /** The batched read path, or null when reads take one descent each. */
+    private final BatchedReadPath batchedReads;
     private final TreeWriter writer;
     private final Reclaimer reclaimer;
     private final MemoryBudget budget;
     private final TreeInvariants invariants;
 
     public HistoryTree(int nodeBytes, int keyBlockBytes, long budgetBytes, int maxKeyBytes) {
+        this(nodeBytes, keyBlockBytes, budgetBytes, maxKeyBytes, ReadPath.BATCHED, BatchedReadPath.DEFAULT_WAYS, true);
+    }
+
+    /** How a batch's reads are checked. */
+    public enum ReadPath {
+        /** One descent per read ({@link SingleReadPath}). */
+        SINGLE,
+        /** The batch's sorted reads routed together, leaf groups interleaved ({@link BatchedReadPath}). */
+        BATCHED
+    }
+
+    /**
+     * @param readPath  how a batch's reads are checked
+     * @param readWays  leaf groups in flight at once on the batched path
+     * @param readTouch whether the batched path loads the next step's cache line before yielding
+     */
+    public HistoryTree(int nodeBytes, int keyBlockBytes, long budgetBytes, int maxKeyBytes, ReadPath readPath,
+                       int readWays, boolean readTouch) {
         if (nodeBytes < 128 || nodeBytes > 1 << 20) {
             throw new IllegalArgumentException("nodeBytes must be within [128, 1048576]: " + nodeBytes);
         }
@@ -48,6 +70,8 @@ public final class HistoryTree implements History {
         this.versions = new VersionWindow(store);
         TreeSearch search = new TreeSearch(store, layout);
         this.singleReads = new SingleReadPath(store, layout, search, versions);
+        this.batchedReads = readPath == ReadPath.BATCHED
+                ? new BatchedReadPath(store, layout, search, versions, singleReads, readWays, readTouch) : null;
         this.reclaimer = new Reclaimer(store, layout, search, versions, maxKeyBytes);
         this.budget = new MemoryBudget(store, layout, versions, reclaimer, budgetBytes);
         this.writer = new TreeWriter(store, layout, search, versions, budget, maxKeyBytes);
@@ -119,6 +143,18 @@ public final class HistoryTree implements History {
     @Override
     public boolean conflicts(byte[] keys, int bOff, int bLen, int eOff, int eLen, long snapshot) {
         return singleReads.conflicts(keys, bOff, bLen, eOff, eLen, snapshot);
+    }
+
+    @Override
+    public void checkSorted(SortedReads reads) {
+        if (isEmpty()) {
+            return; // an empty history conflicts with nothing
+        }
+        if (batchedReads != null) {
+            batchedReads.check(reads);
+        } else {
+            History.super.checkSorted(reads);
+        }
     }
 
     // ---- writes and the budget ----

@@ -13,15 +13,22 @@ import org.fdbresolver.pipeline.BatchPipeline;
  * under the configured memory budget.
  *
  * <p>Options: {@code nodeBytes} (block size of a tree node, default 2048), {@code keyBlockBytes}
- * (size of a key block holding keys longer than 8 bytes, default 65536, raised to fit the longest key).
+ * (size of a key block holding keys longer than 8 bytes, default 65536, raised to fit the longest key),
+ * {@code readPath} ({@code batched}, the default: the batch's sorted reads routed together and leaf
+ * groups interleaved; or {@code single}: one descent per read), {@code readWays} (leaf groups in flight
+ * on the batched path, default 16) and {@code readTouch} ({@code true}, the default: load the cache line
+ * a group needs next before yielding; {@code false}: interleave only).
  */
 public final class TreeEngine implements ConflictEngine {
     public static final String NAME = "tree";
     public static final String NODE_BYTES = "nodeBytes";
     public static final String KEY_BLOCK_BYTES = "keyBlockBytes";
+    public static final String READ_PATH = "readPath";
+    public static final String READ_WAYS = "readWays";
+    public static final String READ_TOUCH = "readTouch";
     public static final int DEFAULT_NODE_BYTES = 2048;
     public static final int DEFAULT_KEY_BLOCK_BYTES = 1 << 16;
-    private static final Set<String> OPTIONS = Set.of(NODE_BYTES, KEY_BLOCK_BYTES);
+    private static final Set<String> OPTIONS = Set.of(NODE_BYTES, KEY_BLOCK_BYTES, READ_PATH, READ_WAYS, READ_TOUCH);
     /** Below this budget a large batch's writes may not fit even into an empty history: warned at open. */
     static final long SMALL_BUDGET_BYTES = 1L << 20;
     private static final System.Logger LOG = System.getLogger(TreeEngine.class.getName());
@@ -36,20 +43,38 @@ public final class TreeEngine implements ConflictEngine {
         for (String name : options.keySet()) {
             if (!OPTIONS.contains(name)) {
                 throw new IllegalArgumentException("unknown option '" + name + "' for engine " + NAME
-                        + " (known: " + NODE_BYTES + ", " + KEY_BLOCK_BYTES + ")");
+                        + " (known: " + String.join(", ", new java.util.TreeSet<>(OPTIONS)) + ")");
             }
         }
         int nodeBytes = intOption(config, NODE_BYTES, DEFAULT_NODE_BYTES);
         int keyBlockBytes = intOption(config, KEY_BLOCK_BYTES, DEFAULT_KEY_BLOCK_BYTES);
+        HistoryTree.ReadPath readPath = switch (config.option(READ_PATH, "batched").trim()) {
+            case "batched" -> HistoryTree.ReadPath.BATCHED;
+            case "single" -> HistoryTree.ReadPath.SINGLE;
+            default -> throw new IllegalArgumentException("option " + READ_PATH + " of engine " + NAME
+                    + " must be 'batched' or 'single': '" + config.option(READ_PATH, "") + "'");
+        };
+        int readWays = intOption(config, READ_WAYS, BatchedReadPath.DEFAULT_WAYS);
+        if (readWays > 1024) {
+            throw new IllegalArgumentException("option " + READ_WAYS + " of engine " + NAME + " must be at most 1024: " + readWays);
+        }
+        boolean readTouch = switch (config.option(READ_TOUCH, "true").trim()) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw new IllegalArgumentException("option " + READ_TOUCH + " of engine " + NAME
+                    + " must be 'true' or 'false': '" + config.option(READ_TOUCH, "") + "'");
+        };
         long budget = config.memoryBudgetBytes();
         if (budget < SMALL_BUDGET_BYTES) {
             LOG.log(System.Logger.Level.WARNING, "memory budget of {0} bytes is below {1}: a batch whose writes do not "
                     + "fit even with all older history dropped makes the engine forget all history (every older reader "
                     + "TOO_OLD; counted in stats as forgottenBatches)", budget, SMALL_BUDGET_BYTES);
         }
-        this.tree = new HistoryTree(nodeBytes, keyBlockBytes, budget, config.maxKeyBytes());
+        this.tree = new HistoryTree(nodeBytes, keyBlockBytes, budget, config.maxKeyBytes(), readPath, readWays, readTouch);
         // The uncertain writes (see BatchPipeline) draw on the same budget: together both stay within it.
-        this.uncertain = new HistoryTree(nodeBytes, keyBlockBytes, budget, config.maxKeyBytes());
+        // They are usually empty and read one by one, by the single path.
+        this.uncertain = new HistoryTree(nodeBytes, keyBlockBytes, budget, config.maxKeyBytes(),
+                HistoryTree.ReadPath.SINGLE, 1, false);
         tree.shareBudgetWith(uncertain);
         uncertain.shareBudgetWith(tree);
         this.pipeline = new BatchPipeline(tree, tree, uncertain);
