@@ -32,14 +32,14 @@ final class EnginesUnderTest {
     /**
      * Configurations checked beside each engine's defaults, by engine name: for {@code tree}, the other
      * read path, and tiny nodes (256 and 128 bytes, the smallest allowed) that force many splits and
-     * merges, with both read paths and a few groups in flight.
+     * merges, with both read paths, a few groups in flight, and writes not loaded ahead.
      */
     private static final List<Variation> VARIATIONS = List.of(
             new Variation("tree", Map.of("readPath", "single")),
             new Variation("tree", Map.of("nodeBytes", "256")),
             new Variation("tree", Map.of("nodeBytes", "256", "readPath", "single")),
             new Variation("tree", Map.of("nodeBytes", "128", "readWays", "3")),
-            new Variation("tree", Map.of("nodeBytes", "128", "readPath", "single")));
+            new Variation("tree", Map.of("nodeBytes", "128", "readPath", "single", "writeWays", "0")));
 
     private record Variation(String engine, Map<String, String> options) {
         String label() {

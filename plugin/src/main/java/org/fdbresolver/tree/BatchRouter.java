@@ -39,16 +39,30 @@ final class BatchRouter {
     private int[] parentHi = new int[64];
     private int parents;
     private boolean stopAtParents;
+    /** Key {@code i} of the slices is at index {@code i * stride} of the arrays. */
+    private int stride = 1;
 
     /**
      * For each key {@code i} in {@code [0, n)} (sorted ascending), its leaf into {@code leafOut[i]} and,
      * when the tree has inner nodes and {@code parentOut} is not null, the leaf's parent and slot.
      */
     void route(long[] kp, byte[] keys, int[] off, int[] len, int n, int[] leafOut, int[] parentOut, int[] slotOut) {
+        route(kp, keys, off, len, n, 1, leafOut, parentOut, slotOut);
+    }
+
+    /**
+     * Like {@link #route}, for the keys at indices {@code 0, stride, 2 stride, ...} below {@code n} (the
+     * others are left alone).
+     */
+    void route(long[] kp, byte[] keys, int[] off, int[] len, int n, int stride, int[] leafOut, int[] parentOut,
+               int[] slotOut) {
         start(kp, keys, off, len, leafOut, parentOut, slotOut, false);
-        if (n > 0) {
-            routeNode(store.root, store.height, 0, n);
+        this.stride = stride;
+        int count = (n + stride - 1) / stride;
+        if (count > 0) {
+            routeNode(store.root, store.height, 0, count);
         }
+        this.stride = 1;
         this.keys = null;
     }
 
@@ -114,8 +128,9 @@ final class BatchRouter {
         }
         if (level == 0) {
             int[] out = leafOut;
+            int st = stride;
             for (int i = lo; i < hi; i++) {
-                out[i] = node;
+                out[i * st] = node;
             }
             return;
         }
@@ -133,8 +148,8 @@ final class BatchRouter {
                 for (int i = lo; i < hi; i++) {
                     int slot = childOf(node, a, b, i);
                     if (level == 1 && parentOut != null) {
-                        parentOut[i] = node;
-                        slotOut[i] = slot;
+                        parentOut[i * stride] = node;
+                        slotOut[i * stride] = slot;
                     }
                     routeNode(store.child(node, slot), level - 1, i, i + 1);
                 }
@@ -143,8 +158,8 @@ final class BatchRouter {
             if (a == b) {
                 if (level == 1 && parentOut != null) {
                     for (int i = lo; i < hi; i++) {
-                        parentOut[i] = node;
-                        slotOut[i] = a;
+                        parentOut[i * stride] = node;
+                        slotOut[i * stride] = a;
                     }
                 }
                 routeNode(store.child(node, a), level - 1, lo, hi);
@@ -172,7 +187,8 @@ final class BatchRouter {
         NodeStore s = store;
         long[] ik = s.iKey[node >>> CHUNK_SHIFT];
         int base = (node & CHUNK_MASK) * s.innerCap;
-        long q = kp[i];
+        int at = i * stride;
+        long q = kp[at];
         // Branch-free steps (conditional moves): which way a probe goes is a coin toss to the branch predictor.
         int first = a + 1;
         int n = b - a;
@@ -180,7 +196,7 @@ final class BatchRouter {
             int half = n >>> 1;
             int mid = first + half;
             long sep = ik[base + mid];
-            boolean atOrAbove = q > sep || q == sep && layout.tail(keys, off[i], len[i], s.iRef[node >>> CHUNK_SHIFT][base + mid]) >= 0;
+            boolean atOrAbove = q > sep || q == sep && layout.tail(keys, off[at], len[at], s.iRef[node >>> CHUNK_SHIFT][base + mid]) >= 0;
             first = atOrAbove ? mid + 1 : first;
             n = atOrAbove ? n - half - 1 : half;
         }
@@ -194,15 +210,14 @@ final class BatchRouter {
         long sep = s.iKey[node >>> CHUNK_SHIFT][at];
         int ref = s.iRef[node >>> CHUNK_SHIFT][at];
         long[] p = kp;
+        int st = stride;
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
-            long q = p[mid];
-            int c = q != sep ? (q < sep ? -1 : 1) : layout.tail(keys, off[mid], len[mid], ref);
-            if (c >= 0) {
-                hi = mid;
-            } else {
-                lo = mid + 1;
-            }
+            int x = mid * st;
+            long q = p[x];
+            boolean atOrAbove = q > sep || q == sep && layout.tail(keys, off[x], len[x], ref) >= 0;
+            hi = atOrAbove ? mid : hi;
+            lo = atOrAbove ? lo : mid + 1;
         }
         return lo;
     }

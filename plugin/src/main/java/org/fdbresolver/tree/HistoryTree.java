@@ -41,7 +41,8 @@ public final class HistoryTree implements History {
     private final TreeInvariants invariants;
 
     public HistoryTree(int nodeBytes, int keyBlockBytes, long budgetBytes, int maxKeyBytes) {
-        this(nodeBytes, keyBlockBytes, budgetBytes, maxKeyBytes, ReadPath.BATCHED, BatchedReadPath.DEFAULT_WAYS, true);
+        this(nodeBytes, keyBlockBytes, budgetBytes, maxKeyBytes, ReadPath.BATCHED, BatchedReadPath.DEFAULT_WAYS, true,
+                BatchedReadPath.DEFAULT_WAYS);
     }
 
     /** How a batch's reads are checked. */
@@ -56,9 +57,10 @@ public final class HistoryTree implements History {
      * @param readPath  how a batch's reads are checked
      * @param readWays  leaf groups in flight at once on the batched path
      * @param readTouch whether the batched path loads the next step's cache line before yielding
+     * @param writeWays writes whose leaves are loaded ahead together (0 or 1: none)
      */
     public HistoryTree(int nodeBytes, int keyBlockBytes, long budgetBytes, int maxKeyBytes, ReadPath readPath,
-                       int readWays, boolean readTouch) {
+                       int readWays, boolean readTouch, int writeWays) {
         if (nodeBytes < 128 || nodeBytes > 1 << 20) {
             throw new IllegalArgumentException("nodeBytes must be within [128, 1048576]: " + nodeBytes);
         }
@@ -74,7 +76,7 @@ public final class HistoryTree implements History {
                 ? new BatchedReadPath(store, layout, search, versions, singleReads, readWays, readTouch) : null;
         this.reclaimer = new Reclaimer(store, layout, search, versions, maxKeyBytes);
         this.budget = new MemoryBudget(store, layout, versions, reclaimer, budgetBytes);
-        this.writer = new TreeWriter(store, layout, search, versions, budget, maxKeyBytes);
+        this.writer = new TreeWriter(store, layout, search, versions, budget, maxKeyBytes, writeWays);
         this.invariants = new TreeInvariants(store, layout, versions, maxKeyBytes);
     }
 

@@ -20,8 +20,14 @@ import org.fdbresolver.pipeline.CombinedWrites;
  * are split on the way down when full (proactive split preparation), so a leaf split always finds room
  * in its parent and no split cascades upwards. A full leaf first shifts entries to its right sibling
  * when that has room. Deletions may leave leaves empty; the sweeper unlinks them.
+ *
+ * <p>A batch's writes come together ({@link #plan}, {@link #apply}): routed to their leaves in one
+ * partitioned descent, then applied in key order one run per destination leaf. Before a block of
+ * {@code ways} writes is applied, the cache lines their runs will need are loaded together, in stages
+ * ({@link #prefetch}), so that the misses of the block overlap instead of each write waiting for its own.
  */
 final class TreeWriter {
+
     private final NodeStore store;
     private final KeyLayout layout;
     private final TreeSearch search;
@@ -41,6 +47,12 @@ final class TreeWriter {
     private int[] endpointOff = new int[128];
     private int[] endpointLen = new int[128];
     private int[] endpointLeaf = new int[128];
+    private int[] endpointParent = new int[128];
+    private int[] endpointSlot = new int[128];
+    /** The block of writes being prefetched: search bounds of each one's begin in its leaf. */
+    private final int[] aheadLo;
+    private final int[] aheadHi;
+    private long sink;
     /** Key-block bytes of the writes before write i (prefix sums, for the per-run budget check). */
     private long[] keyBytesBefore = new long[65];
     /** One leaf's merged run: up to twice a leaf (a run never grows a leaf past two). */
@@ -53,8 +65,12 @@ final class TreeWriter {
     private long plannedLeaves;
     private long plannedKeyBytes;
 
+    /** Writes whose leaves are loaded ahead together ({@link #prefetch}); 0 or 1: none. */
+    private final int ways;
+
     TreeWriter(NodeStore store, KeyLayout layout, TreeSearch search, VersionWindow versions, MemoryBudget budget,
-               int maxKeyBytes) {
+               int maxKeyBytes, int ways) {
+        this.ways = ways;
         this.store = store;
         this.layout = layout;
         this.search = search;
@@ -66,6 +82,8 @@ final class TreeWriter {
         this.outKey = new long[2 * store.leafCap + 2];
         this.outVer = new int[2 * store.leafCap + 2];
         this.outRef = new int[2 * store.leafCap + 2];
+        this.aheadLo = new int[Math.max(1, ways)];
+        this.aheadHi = new int[Math.max(1, ways)];
     }
 
     // =====================================================================================
@@ -94,15 +112,17 @@ final class TreeWriter {
         }
         keyBytesBefore[m] = keyBytes;
         plannedWrites = m;
-        router.route(ek, keys, eo, el, 2 * m, endpointLeaf, null, null);
-        // A destination leaf with n entries receiving a endpoints ends up in at most ceil((n + a) / cap) leaves.
+        // The begins only (endpoints 2i, stride 2): a write's end lands in its begin's leaf but for the few
+        // that reach past it, and the estimate counts both of its entries in the begin's leaf.
+        router.route(ek, keys, eo, el, 2 * m, 2, endpointLeaf, s.height > 0 ? endpointParent : null, endpointSlot);
+        // A destination leaf with n entries receiving k writes ends up in at most ceil((n + 2k) / cap) leaves.
         long leaves = 0;
         int cap = s.leafCap;
         for (int i = 0; i < 2 * m; ) {
             int leaf = endpointLeaf[i];
-            int j = i + 1;
+            int j = i + 2;
             while (j < 2 * m && endpointLeaf[j] == leaf) {
-                j++;
+                j += 2;
             }
             int total = s.leafCount(leaf) + (j - i);
             leaves += (total + cap - 1) / cap - 1;
@@ -175,6 +195,8 @@ final class TreeWriter {
             endpointOff = new int[n];
             endpointLen = new int[n];
             endpointLeaf = new int[n];
+            endpointParent = new int[n];
+            endpointSlot = new int[n];
         }
         if (keyBytesBefore.length < writes + 1) {
             keyBytesBefore = new long[Math.max(writes + 1, keyBytesBefore.length * 2)];
@@ -197,7 +219,12 @@ final class TreeWriter {
         long[] ek = endpointKey;
         int cap = s.leafCap;
         int i = 0;
+        int prefetched = 0;
         while (i < m) {
+            if (ways > 1 && i >= prefetched) {
+                prefetched = Math.min(m, i + ways);
+                prefetch(i, prefetched);
+            }
             // The most the next step can add: a run of at most a leaf's worth of writes splitting its leaf
             // once, or a single write splitting two leaves, with inner splits on the way down.
             long keyBound = keyBytesBefore[Math.min(m, i + cap)] - keyBytesBefore[i] + 2 * separatorBytes();
@@ -238,6 +265,72 @@ final class TreeWriter {
             }
         }
         return true;
+    }
+
+    /**
+     * Loads, for writes {@code [from, to)}, the cache lines their runs will need, all writes' loads of a
+     * stage together: the parent's slot (separator, max version) and the leaf's header;
+     * then the search for each begin in its leaf, one probe per write per round, each loading the next
+     * probe's line; finally the version and reference lines at the found slot, where the run's copies
+     * start. Where the writes land comes from the plan's route, made before this batch changed the tree:
+     * a hint only, nothing depends on it.
+     */
+    private void prefetch(int from, int to) {
+        NodeStore s = store;
+        int leafCap = s.leafCap;
+        int innerCap = s.innerCap;
+        int[] el = endpointLeaf;
+        long t = 0;
+        for (int x = from; x < to; x++) {
+            int leaf = el[2 * x];
+            int c = leaf >>> CHUNK_SHIFT;
+            t += s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
+            if (s.height > 0) {
+                int parent = endpointParent[2 * x];
+                int at = (parent & CHUNK_MASK) * innerCap + endpointSlot[2 * x];
+                t += s.iKey[parent >>> CHUNK_SHIFT][at] + s.iMax[parent >>> CHUNK_SHIFT][at];
+            }
+        }
+        int searching = 0;
+        for (int x = from; x < to; x++) {
+            int leaf = el[2 * x];
+            int c = leaf >>> CHUNK_SHIFT;
+            int n = Math.min(leafCap, s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT]);
+            aheadLo[x - from] = 0;
+            aheadHi[x - from] = n;
+            if (n > 0) {
+                searching++;
+                t += s.lKey[c][(leaf & CHUNK_MASK) * leafCap + ((n - 1) >>> 1)];
+            }
+        }
+        long[] ek = endpointKey;
+        while (searching > 0) {
+            for (int x = from; x < to; x++) {
+                int lo = aheadLo[x - from];
+                int hi = aheadHi[x - from];
+                if (lo >= hi) {
+                    continue;
+                }
+                int leaf = el[2 * x];
+                int c = leaf >>> CHUNK_SHIFT;
+                int base = (leaf & CHUNK_MASK) * leafCap;
+                long[] lk = s.lKey[c];
+                int mid = (lo + hi) >>> 1;
+                boolean below = lk[base + mid] < ek[2 * x];
+                lo = below ? mid + 1 : lo;
+                hi = below ? hi : mid;
+                aheadLo[x - from] = lo;
+                aheadHi[x - from] = hi;
+                if (lo < hi) {
+                    t += lk[base + ((lo + hi) >>> 1)];
+                } else {
+                    searching--;
+                    int at = base + Math.max(0, lo - 1);
+                    t += s.lVer[c][at] + s.lRef[c][at];
+                }
+            }
+        }
+        sink += t;
     }
 
     /** Whether endpoint {@code x} lies below the fence separator. */

@@ -90,7 +90,8 @@ class TreeEngineDifferentialTest {
 
     /**
      * Runs the trace of {@code seed} against both read paths: one descent per read, and the batched path
-     * with a number of groups in flight and touching chosen by the seed (1, 2, 5 or 16 ways).
+     * with a number of groups in flight and touching chosen by the seed (1, 2, 5 or 16 ways); the writes
+     * loaded ahead 0, 3 or 16 at a time.
      */
     static void run(long seed, int nodeBytes, int batches, int maxShortLen, double longKeys, int window,
                     java.util.function.ObjIntConsumer<RandomTraces> beforeBatch,
@@ -100,7 +101,8 @@ class TreeEngineDifferentialTest {
             ConflictSetConfig treeConfig = ConflictSetConfig.builder().engine("tree")
                     .option("nodeBytes", Integer.toString(nodeBytes)).option("keyBlockBytes", "256")
                     .option("readPath", readPath).option("readWays", Integer.toString(ways[(int) (seed % ways.length)]))
-                    .option("readTouch", Boolean.toString(seed % 2 == 0)).build();
+                    .option("readTouch", Boolean.toString(seed % 2 == 0))
+                    .option("writeWays", Integer.toString(new int[] {0, 3, 16}[(int) (seed % 3)])).build();
             run(seed, treeConfig, batches, maxShortLen, longKeys, window, beforeBatch, afterBatch);
         }
     }
