@@ -78,7 +78,7 @@ class BudgetConformanceTest {
             builder.option("nodeBytes", c.nodeBytes());
         }
         if (!readPath.equals("default")) {
-            builder.option("readPath", readPath);
+            builder.option("readPath", readPath).option("readBatchedFromBytes", "0");
         }
         ConflictSetConfig config = builder.build();
         ConflictSetConfig unbounded = ConflictSetConfig.builder().engine("reference").build();

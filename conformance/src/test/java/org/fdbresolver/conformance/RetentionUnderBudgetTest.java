@@ -46,7 +46,7 @@ class RetentionUnderBudgetTest {
             for (long budget : new long[] {16 * MIB, 8 * MIB, 6 * MIB}) {
                 tests.add(DynamicTest.dynamicTest("tree (" + readPath + " reads) under " + budget / MIB + " MiB on " + LONGTRACE,
                         () -> check(ConflictSetConfig.builder().engine("tree").memoryBudgetBytes(budget)
-                                .option("readPath", readPath).build())));
+                                .option("readPath", readPath).option("readBatchedFromBytes", "0").build())));
             }
         }
         return tests.stream();

@@ -35,6 +35,8 @@ public final class HistoryTree implements History {
     private final SingleReadPath singleReads;
     /** The batched read path, or null when reads take one descent each. */
     private final BatchedReadPath batchedReads;
+    /** History bytes from which the batched path checks reads (below, one descent each). */
+    private final long batchedFromBytes;
     private final TreeWriter writer;
     private final Reclaimer reclaimer;
     private final MemoryBudget budget;
@@ -42,7 +44,7 @@ public final class HistoryTree implements History {
 
     public HistoryTree(int nodeBytes, int keyBlockBytes, long budgetBytes, int maxKeyBytes) {
         this(nodeBytes, keyBlockBytes, budgetBytes, maxKeyBytes, ReadPath.BATCHED, BatchedReadPath.DEFAULT_WAYS, true,
-                BatchedReadPath.DEFAULT_WAYS);
+                BatchedReadPath.DEFAULT_FROM_BYTES, BatchedReadPath.DEFAULT_WAYS);
     }
 
     /** How a batch's reads are checked. */
@@ -57,10 +59,11 @@ public final class HistoryTree implements History {
      * @param readPath  how a batch's reads are checked
      * @param readWays  leaf groups in flight at once on the batched path
      * @param readTouch whether the batched path loads the next step's cache line before yielding
+     * @param batchedFromBytes history bytes from which the batched path is used (below, one descent each)
      * @param writeWays writes whose leaves are loaded ahead together (0 or 1: none)
      */
     public HistoryTree(int nodeBytes, int keyBlockBytes, long budgetBytes, int maxKeyBytes, ReadPath readPath,
-                       int readWays, boolean readTouch, int writeWays) {
+                       int readWays, boolean readTouch, long batchedFromBytes, int writeWays) {
         if (nodeBytes < 128 || nodeBytes > 1 << 20) {
             throw new IllegalArgumentException("nodeBytes must be within [128, 1048576]: " + nodeBytes);
         }
@@ -74,6 +77,7 @@ public final class HistoryTree implements History {
         this.singleReads = new SingleReadPath(store, layout, search, versions);
         this.batchedReads = readPath == ReadPath.BATCHED
                 ? new BatchedReadPath(store, layout, search, versions, singleReads, readWays, readTouch) : null;
+        this.batchedFromBytes = batchedFromBytes;
         this.reclaimer = new Reclaimer(store, layout, search, versions, maxKeyBytes);
         this.budget = new MemoryBudget(store, layout, versions, reclaimer, budgetBytes);
         this.writer = new TreeWriter(store, layout, search, versions, budget, maxKeyBytes, writeWays);
@@ -152,7 +156,7 @@ public final class HistoryTree implements History {
         if (isEmpty()) {
             return; // an empty history conflicts with nothing
         }
-        if (batchedReads != null) {
+        if (batchedReads != null && store.historyBytes() >= batchedFromBytes) {
             batchedReads.check(reads);
         } else {
             History.super.checkSorted(reads);

@@ -15,8 +15,9 @@ import org.fdbresolver.pipeline.BatchPipeline;
  * <p>Options: {@code nodeBytes} (block size of a tree node, default 2048), {@code keyBlockBytes}
  * (size of a key block holding keys longer than 8 bytes, default 65536, raised to fit the longest key),
  * {@code readPath} ({@code batched}, the default: the batch's sorted reads routed together and leaf
- * groups interleaved; or {@code single}: one descent per read), {@code readWays} (leaf groups in flight
- * on the batched path, default 16) and {@code readTouch} ({@code true}, the default: load the cache line
+ * groups interleaved, once the history holds {@code readBatchedFromBytes} (default 16 MiB; 0: always);
+ * or {@code single}: one descent per read), {@code readWays} (leaf groups in flight on the batched path,
+ * default 16) and {@code readTouch} ({@code true}, the default: load the cache line
  * a group needs next before yielding; {@code false}: interleave only) and {@code writeWays} (writes
  * whose leaves are loaded ahead together before they are applied, default 16; 0: none).
  */
@@ -28,9 +29,11 @@ public final class TreeEngine implements ConflictEngine {
     public static final String READ_WAYS = "readWays";
     public static final String READ_TOUCH = "readTouch";
     public static final String WRITE_WAYS = "writeWays";
+    public static final String READ_BATCHED_FROM_BYTES = "readBatchedFromBytes";
     public static final int DEFAULT_NODE_BYTES = 2048;
     public static final int DEFAULT_KEY_BLOCK_BYTES = 1 << 16;
-    private static final Set<String> OPTIONS = Set.of(NODE_BYTES, KEY_BLOCK_BYTES, READ_PATH, READ_WAYS, READ_TOUCH, WRITE_WAYS);
+    private static final Set<String> OPTIONS = Set.of(NODE_BYTES, KEY_BLOCK_BYTES, READ_PATH, READ_WAYS, READ_TOUCH,
+            READ_BATCHED_FROM_BYTES, WRITE_WAYS);
     /** Below this budget a large batch's writes may not fit even into an empty history: warned at open. */
     static final long SMALL_BUDGET_BYTES = 1L << 20;
     private static final System.Logger LOG = System.getLogger(TreeEngine.class.getName());
@@ -60,6 +63,7 @@ public final class TreeEngine implements ConflictEngine {
         if (readWays > 1024) {
             throw new IllegalArgumentException("option " + READ_WAYS + " of engine " + NAME + " must be at most 1024: " + readWays);
         }
+        long batchedFromBytes = nonNegativeOption(config, READ_BATCHED_FROM_BYTES, BatchedReadPath.DEFAULT_FROM_BYTES);
         int writeWays = nonNegativeOption(config, WRITE_WAYS, BatchedReadPath.DEFAULT_WAYS);
         if (writeWays > 1024) {
             throw new IllegalArgumentException("option " + WRITE_WAYS + " of engine " + NAME + " must be at most 1024: " + writeWays);
@@ -77,23 +81,27 @@ public final class TreeEngine implements ConflictEngine {
                     + "TOO_OLD; counted in stats as forgottenBatches)", budget, SMALL_BUDGET_BYTES);
         }
         this.tree = new HistoryTree(nodeBytes, keyBlockBytes, budget, config.maxKeyBytes(), readPath, readWays, readTouch,
-                writeWays);
+                batchedFromBytes, writeWays);
         // The uncertain writes (see BatchPipeline) draw on the same budget: together both stay within it.
         // They are usually empty and read one by one, by the single path.
         this.uncertain = new HistoryTree(nodeBytes, keyBlockBytes, budget, config.maxKeyBytes(),
-                HistoryTree.ReadPath.SINGLE, 1, false, 0);
+                HistoryTree.ReadPath.SINGLE, 1, false, 0, 0);
         tree.shareBudgetWith(uncertain);
         uncertain.shareBudgetWith(tree);
         this.pipeline = new BatchPipeline(tree, tree, uncertain);
     }
 
     private static int nonNegativeOption(ConflictSetConfig config, String name, int fallback) {
+        return (int) Math.min(Integer.MAX_VALUE, nonNegativeOption(config, name, (long) fallback));
+    }
+
+    private static long nonNegativeOption(ConflictSetConfig config, String name, long fallback) {
         String v = config.option(name, null);
         if (v == null) {
             return fallback;
         }
         try {
-            int n = Integer.parseInt(v.trim());
+            long n = Long.parseLong(v.trim());
             if (n < 0) {
                 throw new NumberFormatException();
             }

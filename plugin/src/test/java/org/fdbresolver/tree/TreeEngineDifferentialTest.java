@@ -100,7 +100,7 @@ class TreeEngineDifferentialTest {
         for (String readPath : List.of("single", "batched")) {
             ConflictSetConfig treeConfig = ConflictSetConfig.builder().engine("tree")
                     .option("nodeBytes", Integer.toString(nodeBytes)).option("keyBlockBytes", "256")
-                    .option("readPath", readPath).option("readWays", Integer.toString(ways[(int) (seed % ways.length)]))
+                    .option("readPath", readPath).option("readBatchedFromBytes", "0").option("readWays", Integer.toString(ways[(int) (seed % ways.length)]))
                     .option("readTouch", Boolean.toString(seed % 2 == 0))
                     .option("writeWays", Integer.toString(new int[] {0, 3, 16}[(int) (seed % 3)])).build();
             run(seed, treeConfig, batches, maxShortLen, longKeys, window, beforeBatch, afterBatch);

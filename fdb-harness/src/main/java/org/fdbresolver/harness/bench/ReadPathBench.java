@@ -79,7 +79,7 @@ public class ReadPathBench {
                 OptionalLong.of(historyBatches + readBatches), Map.of()));
         var engine = Engines.create(ConflictSetConfig.builder().engine(TreeEngine.NAME).memoryBudgetBytes(4L << 30)
                 .option(TreeEngine.READ_PATH, readPath).option(TreeEngine.READ_WAYS, Integer.toString(readWays))
-                .option(TreeEngine.READ_TOUCH, Boolean.toString(readTouch)).build());
+                .option(TreeEngine.READ_TOUCH, Boolean.toString(readTouch)).option(TreeEngine.READ_BATCHED_FROM_BYTES, "0").build());
         TraceBatches converter = new TraceBatches();
         BatchResult result = new BatchResult();
         ConflictBatch scratch = ConflictBatch.detached();
