@@ -21,7 +21,8 @@ import org.fdbresolver.pipeline.SortedReads;
  * longs, key blocks and key comparisons;</li>
  * <li>{@link TreeSearch}, {@link BatchRouter}, {@link SingleReadPath} and {@link BatchedReadPath} —
  * descents, the batch's routing, and the two read paths;</li>
- * <li>{@link TreeWriter} — write application and splits;</li>
+ * <li>{@link BatchWriter} and {@link TreeWriter} — a batch's writes applied together, single writes
+ * and splits;</li>
  * <li>{@link Reclaimer} and {@link MemoryBudget} — the sweeper, and the budget that drops the oldest
  * history when a batch does not fit; {@link VersionWindow} — the retained boundary and the version
  * base;</li>
@@ -38,6 +39,7 @@ public final class HistoryTree implements History {
     /** History bytes from which the batched path checks reads (below, one descent each). */
     private final long batchedFromBytes;
     private final TreeWriter writer;
+    private final BatchWriter batchWriter;
     private final Reclaimer reclaimer;
     private final MemoryBudget budget;
     private final TreeInvariants invariants;
@@ -80,7 +82,8 @@ public final class HistoryTree implements History {
         this.batchedFromBytes = batchedFromBytes;
         this.reclaimer = new Reclaimer(store, layout, search, versions, maxKeyBytes);
         this.budget = new MemoryBudget(store, layout, versions, reclaimer, budgetBytes);
-        this.writer = new TreeWriter(store, layout, search, versions, budget, maxKeyBytes, writeWays);
+        this.writer = new TreeWriter(store, layout, search, versions, maxKeyBytes);
+        this.batchWriter = new BatchWriter(store, layout, search, versions, budget, writer, writeWays);
         this.invariants = new TreeInvariants(store, layout, versions, maxKeyBytes);
     }
 
@@ -189,9 +192,9 @@ public final class HistoryTree implements History {
             versions.rebase(now);
         }
         budget.noteKeyLength(writes.maxKeyLength());
-        writer.plan(writes, budget.maxKeyLength());
-        budget.prepare(now, writes.maxKeyLength(), writer.plannedLeaves(), writer.plannedInners(),
-                writer.plannedKeyBytes(), otherBytes);
+        batchWriter.plan(writes, budget.maxKeyLength());
+        budget.prepare(now, writes.maxKeyLength(), batchWriter.plannedLeaves(), batchWriter.plannedInners(),
+                batchWriter.plannedKeyBytes(), otherBytes);
     }
 
     /** Lets {@code other} draw on this history's budget too: what it holds is not available here. */
@@ -204,7 +207,7 @@ public final class HistoryTree implements History {
         if (budget.dropsBatchWrites()) {
             return;
         }
-        writer.apply(writes, versions.relative(now), now);
+        batchWriter.apply(writes, versions.relative(now), now);
     }
 
     /** The budget in bytes this history was opened with. */

@@ -5,8 +5,9 @@
  * ({@code KeyLayout}, {@code KeyRefs}, {@code KeyArena}: a shared prefix, inline longs, packed key blocks),
  * searches and the two read paths ({@code TreeSearch}, {@code BatchRouter}, {@code SingleReadPath},
  * {@code BatchedReadPath}: one descent per read, or the batch's sorted reads routed together with their
- * memory accesses overlapped), write application ({@code TreeWriter}: a batch's writes in one run per
- * leaf), reclamation and the budget ({@code Reclaimer}, {@code MemoryBudget}, {@code VersionWindow}).
+ * memory accesses overlapped), write application ({@code BatchWriter}: a batch's writes in one run per
+ * leaf; {@code TreeWriter}: single writes and splits), reclamation and the budget ({@code Reclaimer},
+ * {@code MemoryBudget}, {@code VersionWindow}).
  * Also the {@code tree} engine that puts it behind the batch pipeline. See docs/tree.md.
  */
 package org.fdbresolver.tree;
