@@ -162,7 +162,7 @@ public final class ConflictSet implements AutoCloseable {
                 lastCommits, lastConflicts, lastTooOldFdb, lastTooOldBudget, lastNanos, lastPhaseNanos.clone());
         return new ConflictSetStats(engine.name(), batches, transactions, engine.historyBytes(),
                 config.memoryBudgetBytes(), engine.retainedVersion(), phases, commits, conflicts, tooOldFdb, tooOldBudget,
-                last);
+                engine.forgottenBatches(), last);
     }
 
     /** The engine behind this conflict set, for harness code that drives engines directly. */
