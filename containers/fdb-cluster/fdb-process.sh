@@ -21,7 +21,7 @@ coordinator="${FDB_COORDINATOR:-self}"
 cluster_file="${FDB_CLUSTER_FILE:-/var/fdb/fdb.cluster}"
 # A cluster file that exists was rewritten by fdbserver (coordinators change it): keep it.
 [[ -s "$cluster_file" ]] || echo "${FDB_CLUSTER_NAME:-fdbresolver:cluster}@$coordinator" >"$cluster_file"
-mkdir -p /var/fdb/data /var/fdb/logs
+mkdir -p "/var/fdb/data/$port" /var/fdb/logs
 
 echo "fdb-process: fdbserver at $ip:$port, cluster file: $(cat "$cluster_file"), arguments: $*"
 export LD_PRELOAD=/opt/fdbresolver/jre/lib/libjsig.so
