@@ -124,7 +124,9 @@ final class FdbCluster implements AutoCloseable {
         Files.createDirectories(logs);
         // fdbserver runs as the image's unprivileged user.
         Files.setPosixFilePermissions(logs, PosixFilePermissions.fromString("rwxrwxrwx"));
-        List<String> args = new ArrayList<>(List.of("--class=" + processClass, "--trace-format=json", "--memory=2GiB"));
+        // fdbserver's memory limit matches the container's; it must exceed the page cache (default 2 GiB).
+        List<String> args = new ArrayList<>(List.of("--class=" + processClass, "--trace-format=json", "--memory=2GiB",
+                "--cache-memory=512MiB"));
         if (spec.usesPlugin()) {
             args.add("--knob_resolver_conflict_set_plugin=" + ClusterSpec.PLUGIN_LIBRARY);
             args.add("--knob_resolver_conflict_set_plugin_config=" + spec.pluginConfig());
