@@ -14,8 +14,9 @@ for tool in cmake g++; do
   command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
 done
 [ -e /usr/include/zlib.h ] || missing+=("zlib1g-dev")
+[ -e /usr/include/openssl/evp.h ] || missing+=("libssl-dev")
 if [ ${#missing[@]} -gt 0 ]; then
-  echo "build-native.sh: missing ${missing[*]}: run jni-bridge/install-deps.sh (as root) first" >&2
+  echo "build-native.sh: missing ${missing[*]}: run scripts/install-deps (as root) first" >&2
   exit 1
 fi
 if [ ! -e "$java_home/include/jni.h" ]; then

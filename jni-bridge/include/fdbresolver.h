@@ -29,6 +29,14 @@
  * executable's link line) or preload $JAVA_HOME/lib/libjsig.so. See docs/fdb-integration.md.
  *
  * The memory layout that crosses into Java is documented in docs/bridge-layout.md.
+ *
+ * ABI versions: the library's symbols carry ELF versions (libfdbresolver.map), and the ABI only grows:
+ * a function once exported keeps its name, signature and behaviour, and no struct here changes size
+ * or layout (a new need gets a new function, never a new field). A host built against an older header
+ * runs unchanged against a newer library; one that uses a newer function fails to load against an
+ * older library with a message naming the version it needs, instead of misbehaving.
+ *   FDBRESOLVER_1    every function below except those listed later
+ *   FDBRESOLVER_1.1  fdbr_engine_name, fdbr_open_text, fdbr_get_batch_stats
  */
 #ifndef FDBRESOLVER_H
 #define FDBRESOLVER_H
@@ -149,6 +157,27 @@ typedef struct fdbr_stats {
     int64_t phase_nanos[FDBR_PHASE_COUNT];
 } fdbr_stats;
 
+/** Decisions by kind, TOO_OLD by cause, and the last batch's figures (FDBRESOLVER_1.1). */
+typedef struct fdbr_batch_stats {
+    int64_t commits;            /* transactions decided COMMIT */
+    int64_t conflicts;          /* transactions decided CONFLICT */
+    /** TOO_OLD answers FoundationDB gives too: the transaction reads and its snapshot is below the batch's
+     * new_oldest_version. */
+    int64_t too_old_fdb;
+    /** The other TOO_OLD answers: those only the memory budget caused (FoundationDB would have checked them). */
+    int64_t too_old_budget;
+    /** The last batch resolved (all zero before the first): its version, new_oldest_version, transactions,
+     * TOO_OLD answers by cause, time inside the engine, and time per phase (order as fdbr_stats.phase_nanos).
+     * The history's size and retained version after it are fdbr_stats.history_bytes and retained_version. */
+    int64_t last_version;
+    int64_t last_new_oldest_version;
+    int64_t last_transactions;
+    int64_t last_too_old_fdb;
+    int64_t last_too_old_budget;
+    int64_t last_engine_nanos;
+    int64_t last_phase_nanos[FDBR_PHASE_COUNT];
+} fdbr_batch_stats;
+
 /** Fills *config with defaults (all fields zero/NULL). */
 FDBR_API void fdbr_config_init(fdbr_config* config);
 
@@ -189,6 +218,16 @@ FDBR_API fdbr_status fdbr_clear(fdbr_resolver* resolver, int64_t version);
 
 /** Reads the resolver's counters. */
 FDBR_API fdbr_status fdbr_get_stats(fdbr_resolver* resolver, fdbr_stats* out);
+
+/**
+ * The name of the engine the resolver runs (e.g. "tree"): the one fdbr_config.engine named, or the
+ * default engine's when it was NULL. Owned by the resolver, valid until fdbr_close; NULL for a NULL
+ * handle. Makes no call into the JVM. Since FDBRESOLVER_1.1 (see "ABI versions" above).
+ */
+FDBR_API const char* fdbr_engine_name(const fdbr_resolver* resolver);
+
+/** Reads the resolver's decisions by kind, TOO_OLD answers by cause and its last batch's figures. */
+FDBR_API fdbr_status fdbr_get_batch_stats(fdbr_resolver* resolver, fdbr_batch_stats* out);
 
 /** The message of the last failed call on this thread ("" if none); valid until this thread's next call. */
 FDBR_API const char* fdbr_last_error(void);

@@ -81,11 +81,14 @@ struct Library {
     decltype(&fdbr_get_stats) getStats;
     decltype(&fdbr_last_error) lastError;
     decltype(&fdbr_status_name) statusName;
+    decltype(&fdbr_engine_name) engineName;
+    decltype(&fdbr_get_batch_stats) getBatchStats;
 
     /** The functions linked into this program (needs -lfdbresolver at link time). */
     static const Library& linked() {
         static const Library library{&fdbr_config_init, &fdbr_open, &fdbr_open_text, &fdbr_close, &fdbr_resolve,
-                                     &fdbr_clear, &fdbr_get_stats, &fdbr_last_error, &fdbr_status_name};
+                                     &fdbr_clear, &fdbr_get_stats, &fdbr_last_error, &fdbr_status_name,
+                                     &fdbr_engine_name, &fdbr_get_batch_stats};
         return library;
     }
 
@@ -118,7 +121,9 @@ struct Library {
                         symbol(handle, "fdbr_clear", &library->clear, path, error) &&
                         symbol(handle, "fdbr_get_stats", &library->getStats, path, error) &&
                         symbol(handle, "fdbr_last_error", &library->lastError, path, error) &&
-                        symbol(handle, "fdbr_status_name", &library->statusName, path, error);
+                        symbol(handle, "fdbr_status_name", &library->statusName, path, error) &&
+                        symbol(handle, "fdbr_engine_name", &library->engineName, path, error) &&
+                        symbol(handle, "fdbr_get_batch_stats", &library->getBatchStats, path, error);
         if (!complete) {
             delete library;
             return nullptr;  // the handle stays open: dlclose of a library that may have started a JVM is unsafe
@@ -258,6 +263,19 @@ inline fdbr_stats getStats(ConflictSet* cs) {
     fdbr_stats s;
     check(cs, cs->library->getStats(cs->resolver, &s));
     return s;
+}
+
+/** Decisions by kind, TOO_OLD answers by cause, and the last batch's figures. */
+inline fdbr_batch_stats getBatchStats(ConflictSet* cs) {
+    fdbr_batch_stats s;
+    check(cs, cs->library->getBatchStats(cs->resolver, &s));
+    return s;
+}
+
+/** The name of the engine the conflict set runs (the default engine's when Config::engine was empty). */
+inline std::string engineName(const ConflictSet* cs) {
+    const char* name = cs->library->engineName(cs->resolver);
+    return name != nullptr ? name : "";
 }
 
 /** One batch, as FoundationDB's ConflictBatch: addTransaction for each, then detectConflicts. */

@@ -11,11 +11,16 @@
 // commitList, &tooOldList). The whole trace is loaded into FoundationDB's own types (arena,
 // CommitTransactionRef) first, as the Java bench loads it, so the timed part is the conflict set's.
 //
-// Usage: fdbresolver-fdb-skiplist TRACE [--warmup N]
+// For retention comparisons (fdbresolver retention --versus-fdb): --window W replaces each batch's
+// new_oldest_version by max(0, version - W), never decreasing, so the skip list keeps a fixed window of W
+// versions; --max-history-every N walks the skip list's nodes after every N-th batch (and the last),
+// outside the timed part, and prints the largest node bytes seen.
+//
+// Usage: fdbresolver-fdb-skiplist TRACE [--warmup N] [--window VERSIONS] [--max-history-every N]
 // Exit codes: 0 decided; 2 bad usage or a trace it cannot read (one "error: ..." line on stderr).
 
-#include <time.h>
-
+#include <algorithm>
+#include <cerrno>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -25,13 +30,14 @@
 #include <string>
 #include <vector>
 
-#include <openssl/evp.h>
-
 #include "fdbclient/CommitTransaction.h"
 #include "fdbrpc/PerfMetric.h"
 #include "ConflictSet.h"
 
-#include "trace_reader.h" // fdbresolver's streaming trace decoder (jni-bridge/src/main/native/replay)
+// fdbresolver's streaming trace decoder, SHA-256 and clocks (jni-bridge/src/main/native/replay)
+#include "clock.h"
+#include "sha256.h"
+#include "trace_reader.h"
 
 // The phase counters of ConflictSet.cpp (its globals), named like fdbresolver's phases.
 extern PerfDoubleCounter g_sort, g_checkRead, g_checkBatch, g_combine, g_merge, g_removeBefore;
@@ -40,49 +46,19 @@ int64_t conflictSetNodeBytes(ConflictSet* cs);
 
 namespace {
 
-int64_t monotonicNanos() {
-	timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
-
-int64_t threadCpuNanos() {
-	timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
+using replay::monotonicNanos;
+using replay::Sha256;
+using replay::threadCpuNanos;
 
 int usageError(const std::string& message) {
 	std::fprintf(stderr, "error: %s\n", message.c_str());
 	return 2;
 }
 
-/** SHA-256 through OpenSSL's EVP interface (FoundationDB links OpenSSL). */
-class Sha256 {
-public:
-	Sha256() : context(EVP_MD_CTX_new()) { EVP_DigestInit_ex(context, EVP_sha256(), nullptr); }
-	~Sha256() { EVP_MD_CTX_free(context); }
-	void update(const void* data, size_t length) { EVP_DigestUpdate(context, data, length); }
-	void updateLittleEndian32(uint32_t v) {
-		uint8_t b[4] = { uint8_t(v), uint8_t(v >> 8), uint8_t(v >> 16), uint8_t(v >> 24) };
-		update(b, 4);
-	}
-	std::string hexDigest() {
-		unsigned char digest[EVP_MAX_MD_SIZE];
-		unsigned int length = 0;
-		EVP_DigestFinal_ex(context, digest, &length);
-		std::string hex;
-		char two[3];
-		for (unsigned int i = 0; i < length; i++) {
-			std::snprintf(two, sizeof(two), "%02x", digest[i]);
-			hex += two;
-		}
-		return hex;
-	}
-
-private:
-	EVP_MD_CTX* context;
-};
+void updateLittleEndian32(Sha256& sha, uint32_t v) {
+	uint8_t b[4] = { uint8_t(v), uint8_t(v >> 8), uint8_t(v >> 16), uint8_t(v >> 24) };
+	sha.update(b, 4);
+}
 
 /** One batch of the trace in FoundationDB's types; the keys live in the batch's arena. */
 struct LoadedBatch {
@@ -127,19 +103,37 @@ double phaseSeconds(const PerfDoubleCounter& counter) {
 	return const_cast<PerfDoubleCounter&>(counter).getValue();
 }
 
+// A whole number >= min from an option's value, or -1 (with the error message set) if it is not one.
+long long countOption(const char* name, const char* value, long long min, std::string* error) {
+	char* end = nullptr;
+	errno = 0;
+	long long n = std::strtoll(value, &end, 10);
+	if (*value == '\0' || *end != '\0' || errno != 0 || n < min) {
+		*error = std::string(name) + " wants a whole number from " + std::to_string(min) + ", not '" + value + "'";
+		return -1;
+	}
+	return n;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
 	std::string tracePath;
 	long warmup = 0;
+	long long window = -1; // -1: the trace's own new_oldest_version
+	long long historyEvery = 0; // 0: never walk the nodes
 	for (int i = 1; i < argc; i++) {
 		std::string a = argv[i];
 		if (a == "--help" || a == "-h") {
-			std::printf("usage: fdbresolver-fdb-skiplist TRACE [--warmup N]\n"
+			std::printf("usage: fdbresolver-fdb-skiplist TRACE [--warmup N] [--window VERSIONS] [--max-history-every N]\n"
 			            "Decides a resolver trace with FoundationDB's skip list (fdbserver/resolver/ConflictSet.cpp)\n"
 			            "as its Resolver drives it, and prints decision-hash, conflicting-keys-hash, counts, seconds,\n"
 			            "FoundationDB's phase counters and the skip list's node bytes as \"name: value\" lines.\n"
-			            "  --warmup N   decide the first N batches untimed\n");
+			            "  --warmup N               decide the first N batches untimed\n"
+			            "  --window VERSIONS        new_oldest_version = max(0, version - VERSIONS), never decreasing,\n"
+			            "                           instead of the trace's\n"
+			            "  --max-history-every N    count the node bytes after every N-th batch and the last (untimed);\n"
+			            "                           print the largest as max-history-bytes\n");
 			return 0;
 		} else if (a == "--warmup") {
 			if (i + 1 >= argc)
@@ -149,6 +143,14 @@ int main(int argc, char** argv) {
 			warmup = std::strtol(v, &end, 10);
 			if (*v == '\0' || *end != '\0' || warmup < 0)
 				return usageError(std::string("--warmup wants a count of batches, not '") + v + "'");
+		} else if (a == "--window" || a == "--max-history-every") {
+			if (i + 1 >= argc)
+				return usageError(a + " needs a value");
+			std::string error;
+			long long n = countOption(a.c_str(), argv[++i], a == "--window" ? 0 : 1, &error);
+			if (n < 0)
+				return usageError(error);
+			(a == "--window" ? window : historyEvery) = n;
 		} else if (!a.empty() && a[0] == '-') {
 			return usageError("unknown option " + a + " (see --help)");
 		} else if (tracePath.empty()) {
@@ -175,16 +177,22 @@ int main(int argc, char** argv) {
 
 	ConflictSet* cs = newConflictSet();
 	Sha256 decisionHash, conflictingKeysHash;
-	std::vector<int> commitList, tooOldList;
+	std::vector<int> commitList, tooOldList, reads;
 	std::vector<uint8_t> decisions;
 	uint64_t transactions = 0, timedTransactions = 0, counts[3] = { 0, 0, 0 };
 	int64_t timedNanos = 0, timedCpuNanos = 0;
 	double phasesAtStart[6] = {};
+	Version oldest = 0;
+	int64_t maxHistoryBytes = -1;
+	size_t maxHistoryBatch = 0;
 	const PerfDoubleCounter* phases[6] = { &g_sort, &g_checkRead, &g_checkBatch, &g_combine, &g_merge, &g_removeBefore };
 	const char* phaseNames[6] = { "sort", "checkRead", "checkIntraBatch", "combine", "mergeWrite", "removeBefore" };
 
 	for (size_t b = 0; b < batches.size(); b++) {
 		LoadedBatch& batch = *batches[b];
+		if (window >= 0)
+			batch.newOldestVersion = std::max(oldest, std::max<Version>(0, batch.version - Version(window)));
+		oldest = batch.newOldestVersion;
 		if (b == size_t(warmup))
 			for (int p = 0; p < 6; p++)
 				phasesAtStart[p] = phaseSeconds(*phases[p]);
@@ -218,15 +226,25 @@ int main(int argc, char** argv) {
 		for (uint8_t d : decisions)
 			counts[d]++;
 		// The map holds an entry for every reporting transaction that was checked; TRACE.md's
-		// conflicting reads are those of the ones decided CONFLICT.
+		// conflicting reads are those of the ones decided CONFLICT, ascending. The skip list appends a
+		// read's index when its check finishes, and it checks 16 reads at once, so they come out of order.
 		for (const auto& entry : conflictingKeyRangeMap) {
 			if (decisions[size_t(entry.first)] != 1)
 				continue;
-			conflictingKeysHash.updateLittleEndian32(uint32_t(entry.first));
-			for (int r : entry.second)
-				conflictingKeysHash.updateLittleEndian32(uint32_t(r));
+			reads.assign(entry.second.begin(), entry.second.end());
+			std::sort(reads.begin(), reads.end());
+			updateLittleEndian32(conflictingKeysHash, uint32_t(entry.first));
+			for (int r : reads)
+				updateLittleEndian32(conflictingKeysHash, uint32_t(r));
 		}
 		transactions += batch.transactions.size();
+		if (historyEvery > 0 && ((b + 1) % size_t(historyEvery) == 0 || b + 1 == batches.size())) {
+			int64_t bytes = conflictSetNodeBytes(cs);
+			if (bytes > maxHistoryBytes) {
+				maxHistoryBytes = bytes;
+				maxHistoryBatch = b;
+			}
+		}
 	}
 	if (batches.size() <= size_t(warmup))
 		for (int p = 0; p < 6; p++)
@@ -252,6 +270,12 @@ int main(int argc, char** argv) {
 		std::printf("phase-%s: %.3f s (%.1f%%)\n", phaseNames[p], s, seconds > 0 ? 100.0 * s / seconds : 0.0);
 	}
 	std::printf("history-bytes: %" PRId64 "\n", conflictSetNodeBytes(cs));
+	if (window >= 0)
+		std::printf("window: %lld\n", window);
+	if (historyEvery > 0) {
+		std::printf("max-history-bytes: %" PRId64 "\n", maxHistoryBytes);
+		std::printf("max-history-batch: %zu\n", maxHistoryBatch);
+	}
 	std::printf("decision-hash: %s\n", decisionHash.hexDigest().c_str());
 	std::printf("conflicting-keys-hash: %s\n", conflictingKeysHash.hexDigest().c_str());
 	std::fflush(stdout);

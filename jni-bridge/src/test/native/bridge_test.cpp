@@ -4,7 +4,7 @@
 //
 // usage: fdbresolver-bridge-test ENGINE [CASE...]   (no case: all). Prints "PASS name" or
 // "FAIL name: why" per case and "N passed, M failed"; exits non-zero on any failure.
-// ENGINE must decide correctly (TRACE.md); the test engines "test-throwing" (throws for marked
+// ENGINE must decide correctly (docs/formats.md); the test engines "test-throwing" (throws for marked
 // snapshots) and "test-brute" come from the jni-bridge test class path.
 
 #include "fdbresolver.hpp"
@@ -161,7 +161,7 @@ std::vector<std::string> control(const std::vector<TestBatch>& batches) {
 // ---- cases ----
 
 void decisionsMatchExpected() {
-    // Worked out by hand from TRACE.md's rules:
+    // Worked out by hand from docs/formats.md's rules:
     // batch 0: nothing to conflict with.
     // batch 1: t1 (snapshot 5) reads a, written at 10 -> conflict, reporting read 0.
     // batch 2: t1 snapshot 3 < oldest 5 with reads -> too old; t2 has no reads -> commit; t3 reads
@@ -463,6 +463,39 @@ void statistics() {
     expect(s.retained_version >= 10, "retained version " + std::to_string(s.retained_version));
     expect(s.memory_budget_bytes > 0, "memory budget");
     expect(s.resolve_nanos >= s.engine_nanos && s.engine_nanos > 0, "times");
+    // fdbr_get_batch_stats: decisions with TOO_OLD by cause (batch 30's transaction reading at 3 < 5 is
+    // FoundationDB's), and the last batch (version 40, oldest 10, two transactions, neither too old).
+    fdbr_batch_stats b;
+    expect(fdbr_get_batch_stats(cs->resolver, &b) == FDBR_OK, std::string("batch stats: ") + fdbr_last_error());
+    expect(fdbr_get_batch_stats(cs->resolver, nullptr) == FDBR_INVALID_ARGUMENT, "batch stats into NULL");
+    expect(b.commits + b.conflicts + b.too_old_fdb + b.too_old_budget == 12, "decisions add up to the transactions");
+    expect(b.too_old_fdb == 1, "too_old_fdb " + std::to_string(b.too_old_fdb));
+    expect(b.too_old_budget == 0, "too_old_budget " + std::to_string(b.too_old_budget));
+    expect(b.commits > 0 && b.conflicts > 0, "commits " + std::to_string(b.commits) + ", conflicts " + std::to_string(b.conflicts));
+    expect(b.last_version == 40 && b.last_new_oldest_version == 10, "last batch " + std::to_string(b.last_version));
+    expect(b.last_transactions == 2, "last transactions " + std::to_string(b.last_transactions));
+    expect(b.last_too_old_fdb == 0 && b.last_too_old_budget == 0, "last batch's TOO_OLD");
+    expect(b.last_engine_nanos > 0 && b.last_engine_nanos <= s.engine_nanos, "last batch's time");
+    int64_t lastPhases = 0;
+    for (int64_t p : b.last_phase_nanos) {
+        expect(p >= 0, "a phase time");
+        lastPhases += p;
+    }
+    expect(lastPhases <= b.last_engine_nanos, "the last batch's phases fit in its time");
+    fdbresolver::destroyConflictSet(cs);
+}
+
+/** fdbr_engine_name names the engine that runs, the default one included, without a call into Java. */
+void engineNames() {
+    expect(fdbr_engine_name(nullptr) == nullptr, "fdbr_engine_name(NULL) is NULL");
+    fdbr_config c;
+    fdbr_config_init(&c);  // engine NULL: the default engine
+    fdbr_resolver* r = nullptr;
+    expect(fdbr_open(&c, &r) == FDBR_OK, std::string("open: ") + fdbr_last_error());
+    expect(std::string(fdbr_engine_name(r)) == "tree", std::string("default engine: ") + fdbr_engine_name(r));
+    expect(fdbr_close(r) == FDBR_OK, "close");
+    fdbresolver::ConflictSet* cs = open();
+    expect(fdbresolver::engineName(cs) == engineName, "engine name: " + fdbresolver::engineName(cs));
     fdbresolver::destroyConflictSet(cs);
 }
 
@@ -565,6 +598,7 @@ int main(int argc, char** argv) {
         {"close-reopen", closeAndReopen},
         {"threads", otherThreads},
         {"statistics", statistics},
+        {"engine-name", engineNames},
         {"open-text", openFromText},
         {"dlopen", loadedWithDlopen},
         // Last when running all: it leaves the host's handlers installed.

@@ -55,6 +55,7 @@ struct Jvm {
     jmethodID clear = nullptr;
     jmethodID stats = nullptr;
     jmethodID close = nullptr;
+    jmethodID engineName = nullptr;
     jmethodID throwableToString = nullptr;
 };
 
@@ -382,7 +383,8 @@ fdbr_status startJvm(const fdbr_config* config) {
         (status = lookUpMethod(env, cls, false, "resolve", "(JJJIJIJJJI)I", &g_jvm.resolve)) != FDBR_OK ||
         (status = lookUpMethod(env, cls, false, "clear", "(JJI)I", &g_jvm.clear)) != FDBR_OK ||
         (status = lookUpMethod(env, cls, false, "stats", "(JJI)I", &g_jvm.stats)) != FDBR_OK ||
-        (status = lookUpMethod(env, cls, false, "close", "(JI)I", &g_jvm.close)) != FDBR_OK) {
+        (status = lookUpMethod(env, cls, false, "close", "(JI)I", &g_jvm.close)) != FDBR_OK ||
+        (status = lookUpMethod(env, cls, false, "engineName", "()Ljava/lang/String;", &g_jvm.engineName)) != FDBR_OK) {
         env->DeleteGlobalRef(cls);
         return status;
     }
@@ -412,10 +414,31 @@ struct fdbr_resolver {
     jobject java = nullptr;  // global ref to its NativeResolver
     std::vector<uint64_t> output;  // decisions written by Java; 8-byte aligned, reused batch to batch
     int64_t resolveNanos = 0;
+    std::string engineName;  // set once by fdbr_open; fdbr_engine_name hands it out
     char message[kMessageCapacity];
 };
 
 namespace {
+
+/** The engine's name as the Java side reports it; false (with *message) when Java threw. */
+bool javaEngineName(JNIEnv* env, jobject resolver, std::string* out, std::string* message) {
+    jstring name = static_cast<jstring>(env->CallObjectMethod(resolver, g_jvm.engineName));
+    if (takeException(env, message)) {
+        return false;
+    }
+    if (name == nullptr) {
+        *message = "null";
+        return false;
+    }
+    const char* chars = env->GetStringUTFChars(name, nullptr);
+    bool ok = !takeException(env, message) && chars != nullptr;
+    if (chars != nullptr) {
+        *out = chars;
+        env->ReleaseStringUTFChars(name, chars);
+    }
+    env->DeleteLocalRef(name);
+    return ok;
+}
 
 /** Runs a call that returns a Java status code, turning exceptions and codes into an fdbr_status. */
 fdbr_status finishCall(JNIEnv* env, fdbr_resolver* r, jint javaStatus, const char* what) {
@@ -430,6 +453,32 @@ fdbr_status finishCall(JNIEnv* env, fdbr_resolver* r, jint javaStatus, const cha
         return fail(static_cast<fdbr_status>(javaStatus), r->message);
     }
     return FDBR_OK;
+}
+
+/**
+ * What NativeResolver.stats fills in one call (docs/bridge-layout.md): fdbr_stats, then fdbr_batch_stats.
+ * Internal: each public struct keeps its own size for ever (the ABI only grows by new functions).
+ */
+struct StatsBlock {
+    fdbr_stats stats;
+    fdbr_batch_stats batch;
+};
+
+fdbr_status readStats(fdbr_resolver* r, StatsBlock* block, const char* what) {
+    std::lock_guard<std::mutex> lock(r->mutex);
+    JNIEnv* env = nullptr;
+    fdbr_status status = threadEnv(&env);
+    if (status != FDBR_OK) {
+        return status;
+    }
+    std::memset(block, 0, sizeof(*block));
+    jint javaStatus = env->CallIntMethod(r->java, g_jvm.stats, reinterpret_cast<jlong>(block),
+                                         reinterpret_cast<jlong>(r->message), static_cast<jint>(kMessageCapacity));
+    status = finishCall(env, r, javaStatus, what);
+    if (status == FDBR_OK) {
+        block->stats.resolve_nanos = r->resolveNanos;
+    }
+    return status;
 }
 
 }  // namespace
@@ -513,6 +562,13 @@ FDBR_API fdbr_status fdbr_open(const fdbr_config* config, fdbr_resolver** out) {
         if (takeException(env, &message) || r->java == nullptr) {
             delete r;
             return fail(FDBR_JVM_ERROR, "fdbr_open: NewGlobalRef failed " + message);
+        }
+        if (!javaEngineName(env, r->java, &r->engineName, &message)) {
+            env->CallIntMethod(r->java, g_jvm.close, reinterpret_cast<jlong>(r->message), static_cast<jint>(kMessageCapacity));
+            takeException(env, &message);
+            env->DeleteGlobalRef(r->java);
+            delete r;
+            return fail(FDBR_ENGINE_ERROR, "fdbr_open: cannot read the engine's name: " + message);
         }
         *out = r;
         return FDBR_OK;
@@ -695,22 +751,29 @@ FDBR_API fdbr_status fdbr_get_stats(fdbr_resolver* r, fdbr_stats* out) {
     if (r == nullptr || out == nullptr) {
         return fail(FDBR_INVALID_ARGUMENT, "fdbr_get_stats: NULL resolver or output");
     }
-    std::lock_guard<std::mutex> lock(r->mutex);
-    JNIEnv* env = nullptr;
-    fdbr_status status = threadEnv(&env);
-    if (status != FDBR_OK) {
-        return status;
-    }
-    fdbr_stats stats;
-    std::memset(&stats, 0, sizeof(stats));
-    jint javaStatus = env->CallIntMethod(r->java, g_jvm.stats, reinterpret_cast<jlong>(&stats),
-                                         reinterpret_cast<jlong>(r->message), static_cast<jint>(kMessageCapacity));
-    status = finishCall(env, r, javaStatus, "fdbr_get_stats");
+    StatsBlock block;
+    fdbr_status status = readStats(r, &block, "fdbr_get_stats");
     if (status == FDBR_OK) {
-        stats.resolve_nanos = r->resolveNanos;
-        *out = stats;
+        *out = block.stats;
     }
     return status;
+}
+
+FDBR_API fdbr_status fdbr_get_batch_stats(fdbr_resolver* r, fdbr_batch_stats* out) {
+    t_lastError.clear();
+    if (r == nullptr || out == nullptr) {
+        return fail(FDBR_INVALID_ARGUMENT, "fdbr_get_batch_stats: NULL resolver or output");
+    }
+    StatsBlock block;
+    fdbr_status status = readStats(r, &block, "fdbr_get_batch_stats");
+    if (status == FDBR_OK) {
+        *out = block.batch;
+    }
+    return status;
+}
+
+FDBR_API const char* fdbr_engine_name(const fdbr_resolver* r) {
+    return r == nullptr ? nullptr : r->engineName.c_str();
 }
 
 FDBR_API const char* fdbr_last_error(void) {
@@ -737,3 +800,10 @@ static_assert(offsetof(fdbr_range, begin_length) == 16, "fdbr_range layout (docs
 static_assert(offsetof(fdbr_transaction, flags) == 16, "fdbr_transaction layout (docs/bridge-layout.md)");
 static_assert(offsetof(fdbr_stats, resolve_nanos) == 48, "fdbr_stats layout (NativeResolver.STATS_*)");
 static_assert(offsetof(fdbr_stats, phase_nanos) == 56, "fdbr_stats layout (NativeResolver.STATS_*)");
+static_assert(sizeof(fdbr_stats) == 104, "fdbr_stats is 13 int64s, for ever (the ABI grows by new functions)");
+static_assert(offsetof(StatsBlock, batch) == 104, "the stats block: fdbr_batch_stats at 104 (NativeResolver.STATS_*)");
+static_assert(offsetof(StatsBlock, batch) + offsetof(fdbr_batch_stats, too_old_fdb) == 120, "NativeResolver.STATS_TOO_OLD_FDB");
+static_assert(offsetof(StatsBlock, batch) + offsetof(fdbr_batch_stats, last_version) == 136, "NativeResolver.STATS_LAST_VERSION");
+static_assert(offsetof(StatsBlock, batch) + offsetof(fdbr_batch_stats, last_engine_nanos) == 176, "NativeResolver.STATS_LAST_ENGINE_NANOS");
+static_assert(offsetof(StatsBlock, batch) + offsetof(fdbr_batch_stats, last_phase_nanos) == 184, "NativeResolver.STATS_LAST_PHASE_NANOS");
+static_assert(sizeof(StatsBlock) == 232, "the stats block is 29 int64s (NativeResolver.STATS_BYTES)");

@@ -1,12 +1,17 @@
 // fdbresolver-replay: replays a resolver trace through fdbresolver.hpp exactly as FoundationDB's
 // Resolver drives its ConflictBatch (addTransaction for each transaction with the batch's
 // newOldestVersion, then detectConflicts(version, newOldestVersion, commitList, &tooOldList) with the
-// conflicting-key-range map), and prints the decision hash, the conflicting-keys hash (TRACE.md),
+// conflicting-key-range map), and prints the decision hash, the conflicting-keys hash (docs/formats.md),
 // counts and times as "name: value" lines, the same names as the Java CLI.
 //
 // Timing covers addTransaction + detectConflicts only (not trace decoding), after --warmup N batches
 // that are resolved untimed; hashes and counts cover every batch.
+//
+// Errors follow the Java CLI (fdbresolver): one line "error: ..." on stderr naming the file or the
+// option, nothing on stdout; exit status 2 for bad usage or bad input, 3 when the run fails for another
+// reason (the JVM cannot start, the engine throws). This program has no "no" answer, so never exits 1.
 
+#include "clock.h"
 #include "fdbresolver.hpp"
 #include "sha256.h"
 #include "trace_reader.h"
@@ -14,40 +19,58 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cctype>
+#include <cerrno>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
 namespace {
 
-int64_t monotonicNanos() {
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
+constexpr int kOk = 0;
+/** Bad usage or bad input: unknown option, bad value, unreadable or malformed trace, invalid batch. */
+constexpr int kBadInput = 2;
+/** The run failed for another reason: the JVM cannot start, the engine threw, out of memory. */
+constexpr int kFailure = 3;
 
-/** CPU time of this thread; the engine runs on it too (the JVM executes the call on the caller's thread). */
-int64_t threadCpuNanos() {
-    timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
+/** A bad command line: the message of its one error line. */
+struct UsageError {
+    std::string message;
+};
+
+using replay::monotonicNanos;
+using replay::threadCpuNanos;
 
 void usage(FILE* out) {
-    std::fprintf(out,
-                 "usage: fdbresolver-replay TRACE [--engine NAME] [--warmup N] [--class-path CP]\n"
-                 "                          [--jvm-option OPT]... [--memory-budget BYTES] [--engine-option NAME=VALUE]...\n"
-                 "Replays a resolver trace (optionally gzip) through the JNI bridge as FoundationDB's Resolver\n"
-                 "does, and prints decision-hash, conflicting-keys-hash, counts and timings.\n"
-                 "  --engine NAME        engine to use (default: the engine's default)\n"
-                 "  --warmup N           resolve the first N batches untimed\n"
-                 "  --class-path CP      engine class path (default: $FDBRESOLVER_CLASS_PATH, else the build's\n"
-                 "                       target/classes:target/lib/* beside this program)\n"
-                 "  --jvm-option OPT     a JVM option (repeatable); $FDBRESOLVER_JVM_OPTIONS adds more\n");
+    std::fputs(
+        "usage: fdbresolver-replay TRACE [OPTION]...\n"
+        "Replays a resolver trace (plain or gzip) through the JNI bridge as FoundationDB's Resolver does,\n"
+        "and prints decision-hash, conflicting-keys-hash, counts and timings as 'name: value' lines.\n"
+        "\n"
+        "  --engine NAME               the engine (default: $FDBRESOLVER_ENGINE, else the library's default,\n"
+        "                              tree); the 'engine:' line names the one that ran\n"
+        "  --memory-budget BYTES       history memory budget: a byte count or 512m, 2g, 64KiB, ... (k, m, g, t,\n"
+        "                              also KiB/KB..., are powers of 1024; default: the engine's, 1 GiB)\n"
+        "  --engine-option NAME=VALUE  an engine option, repeatable (e.g. nodeBytes=256 for tree;\n"
+        "                              docs/configuration.md lists them)\n"
+        "  --warmup N                  resolve the first N batches untimed (default 0; below the trace's\n"
+        "                              batch count)\n"
+        "  --class-path CP             the engine's class path (default: $FDBRESOLVER_CLASS_PATH, else the\n"
+        "                              build's target/classes:target/lib/* beside this program)\n"
+        "  --jvm-option OPT            a JVM option, repeatable; $FDBRESOLVER_JVM_OPTIONS adds more\n"
+        "                              (space-separated)\n"
+        "  -h, --help                  print this help and exit\n"
+        "\n"
+        "Exit status: 0 done; 2 bad usage or input (unknown option, bad value, unreadable or malformed\n"
+        "trace, invalid batch, unknown engine or engine option); 3 another failure (the JVM cannot start,\n"
+        "the engine failed).\n",
+        out);
 }
 
 /** The class path target/classes plus target/lib jars, for a driver at target/native/fdbresolver-replay. */
@@ -62,87 +85,204 @@ std::string defaultClassPath() {
     return dir + "/classes:" + dir + "/lib/*";
 }
 
-int error(const std::string& message) {
-    std::fprintf(stderr, "fdbresolver-replay: error: %s\n", message.c_str());
-    return 1;
+int fail(int status, const std::string& message) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "error: %s\n", message.c_str());
+    return status;
 }
 
-void writeLittleEndian32(replay::Sha256& sha, uint32_t v) {
-    uint8_t b[4] = {uint8_t(v), uint8_t(v >> 8), uint8_t(v >> 16), uint8_t(v >> 24)};
-    sha.update(b, 4);
+/** Java's String.trim() then the removal of '_' (digit grouping), as the Java CLI reads numbers. */
+std::string normalizedNumber(const std::string& text) {
+    size_t begin = 0, end = text.size();
+    while (begin < end && static_cast<unsigned char>(text[begin]) <= ' ') begin++;
+    while (end > begin && static_cast<unsigned char>(text[end - 1]) <= ' ') end--;
+    std::string s;
+    for (size_t i = begin; i < end; i++) {
+        if (text[i] != '_') s += char(std::tolower(static_cast<unsigned char>(text[i])));
+    }
+    return s;
 }
 
-}  // namespace
+/** Leading ASCII digits of s from *pos as a value, saturating above INT64_MAX (then *overflow). */
+uint64_t digits(const std::string& s, size_t* pos, bool* overflow) {
+    uint64_t value = 0;
+    *overflow = false;
+    for (; *pos < s.size() && s[*pos] >= '0' && s[*pos] <= '9'; ++*pos) {
+        uint64_t digit = uint64_t(s[*pos] - '0');
+        if (value > (uint64_t(INT64_MAX) - digit) / 10) {
+            *overflow = true;
+        } else {
+            value = value * 10 + digit;
+        }
+    }
+    return value;
+}
 
-int main(int argc, char** argv) {
+/**
+ * A byte count as the Java CLI's --budget reads it: a whole number of bytes, optionally followed by k, m,
+ * g or t (also written KiB, KB, kb, ...; any case; all powers of 1024) or b; '_' may group digits.
+ * Zero, negative, fractional and values beyond INT64_MAX bytes are refused.
+ */
+int64_t parseByteCount(const std::string& option, const std::string& text) {
+    const std::string examples = "a byte count such as 1073741824, 512m, 2g or 64KiB";
+    std::string s = normalizedNumber(text);
+    size_t pos = 0;
+    bool overflow = false;
+    uint64_t value = digits(s, &pos, &overflow);
+    bool anyDigit = pos > 0;
+    while (pos < s.size() && std::isspace(static_cast<unsigned char>(s[pos]))) pos++;
+    std::string suffix = s.substr(pos);
+    int shift = -1;
+    if (suffix.empty() || suffix == "b") {
+        shift = 0;
+    } else if (std::strchr("kmgt", suffix[0]) != nullptr &&
+               (suffix.size() == 1 || suffix.substr(1) == "b" || suffix.substr(1) == "ib")) {
+        shift = suffix[0] == 'k' ? 10 : suffix[0] == 'm' ? 20 : suffix[0] == 'g' ? 30 : 40;
+    }
+    if (!anyDigit || shift < 0) {
+        throw UsageError{option + ": '" + text + "' is " +
+                         (!s.empty() && s[0] == '-' ? "negative: wanted " + examples : "not " + examples)};
+    }
+    if (value == 0 && !overflow) {
+        throw UsageError{option + ": '" + text + "' is zero: wanted at least 1 byte"};
+    }
+    if (overflow || value > (uint64_t(INT64_MAX) >> shift)) {
+        throw UsageError{option + ": '" + text + "' is too large: at most " + std::to_string(INT64_MAX) +
+                         " bytes (8 EiB)"};
+    }
+    return int64_t(value << shift);
+}
+
+/** A count from 0, as the Java CLI reads --warmup. */
+int64_t parseCount(const std::string& option, const std::string& text) {
+    std::string s = normalizedNumber(text);
+    bool negative = !s.empty() && s[0] == '-';
+    size_t pos = negative ? 1 : 0;
+    bool overflow = false;
+    uint64_t value = digits(s, &pos, &overflow);
+    if (pos == (negative ? 1u : 0u) || pos != s.size()) {
+        throw UsageError{option + ": '" + text + "' is not a whole number"};
+    }
+    if (negative && (value != 0 || overflow)) {
+        throw UsageError{option + ": '" + text + "' is negative: wanted 0 or more"};
+    }
+    if (overflow) {
+        throw UsageError{option + ": '" + text + "' is too large: at most " + std::to_string(INT64_MAX)};
+    }
+    return int64_t(value);
+}
+
+struct Options {
     std::string tracePath;
-    long warmup = 0;
+    int64_t warmup = 0;
     fdbresolver::Config config = fdbresolver::Config::fromEnvironment();
+    bool help = false;
+};
+
+/** Reads the command line; throws UsageError. */
+Options parseArguments(int argc, char** argv) {
+    Options o;
     for (int i = 1; i < argc; i++) {
         std::string a = argv[i];
-        auto value = [&](const char* name) -> const char* {
-            if (i + 1 >= argc) {
-                std::fprintf(stderr, "fdbresolver-replay: error: %s needs a value\n", name);
-                std::exit(2);
-            }
+        auto value = [&]() -> std::string {
+            if (i + 1 >= argc) throw UsageError{a + " needs a value"};
             return argv[++i];
         };
         if (a == "--help" || a == "-h") {
-            usage(stdout);
-            return 0;
+            o.help = true;
+            return o;
         } else if (a == "--engine") {
-            config.engine = value("--engine");
+            o.config.engine = value();
         } else if (a == "--warmup") {
-            char* end = nullptr;
-            const char* v = value("--warmup");
-            warmup = std::strtol(v, &end, 10);
-            if (*v == '\0' || *end != '\0' || warmup < 0) return error(std::string("--warmup wants a count, not '") + v + "'");
+            o.warmup = parseCount(a, value());
         } else if (a == "--class-path") {
-            config.classPath = value("--class-path");
+            o.config.classPath = value();
         } else if (a == "--jvm-option") {
-            config.jvmOptions.push_back(value("--jvm-option"));
+            o.config.jvmOptions.push_back(value());
         } else if (a == "--memory-budget") {
-            config.memoryBudgetBytes = std::strtoll(value("--memory-budget"), nullptr, 10);
+            o.config.memoryBudgetBytes = parseByteCount(a, value());
         } else if (a == "--engine-option") {
-            config.engineOptions.push_back(value("--engine-option"));
-        } else if (!a.empty() && a[0] == '-') {
-            usage(stderr);
-            return error("unknown option " + a);
-        } else if (tracePath.empty()) {
-            tracePath = a;
+            std::string option = value();
+            if (option.find('=') == std::string::npos || option[0] == '=') {
+                throw UsageError{"--engine-option: '" + option + "' is not NAME=VALUE"};
+            }
+            o.config.engineOptions.push_back(option);
+        } else if (a.size() > 1 && a[0] == '-') {
+            throw UsageError{"unknown option '" + a + "' (fdbresolver-replay --help lists the options)"};
+        } else if (o.tracePath.empty()) {
+            o.tracePath = a;
         } else {
-            return error("one trace at a time (got " + tracePath + " and " + a + ")");
+            throw UsageError{"one trace at a time (got " + o.tracePath + " and " + a + ")"};
         }
     }
-    if (tracePath.empty()) {
-        usage(stderr);
-        return 2;
+    if (o.tracePath.empty()) {
+        throw UsageError{"no trace given: fdbresolver-replay TRACE [OPTION]... (--help lists the options)"};
     }
+    return o;
+}
+
+/** A library message without the "fdbr_open: " that names the C function (this program is not a C host). */
+std::string withoutFunctionName(const std::string& message) {
+    const std::string prefix = "fdbr_open: ";
+    return message.compare(0, prefix.size(), prefix) == 0 ? message.substr(prefix.size()) : message;
+}
+
+void appendLittleEndian32(std::vector<uint8_t>* out, uint32_t v) {
+    out->push_back(uint8_t(v));
+    out->push_back(uint8_t(v >> 8));
+    out->push_back(uint8_t(v >> 16));
+    out->push_back(uint8_t(v >> 24));
+}
+
+/** Closes the conflict set on every way out. */
+struct ConflictSetCloser {
+    fdbresolver::ConflictSet* cs;
+    ~ConflictSetCloser() {
+        if (cs == nullptr) return;
+        fdbr_close(cs->resolver);
+        delete cs;
+    }
+};
+
+int replayTrace(const Options& o) {
+    std::unique_ptr<replay::TraceReader> reader;
+    try {
+        reader.reset(new replay::TraceReader(o.tracePath));
+    } catch (const replay::TraceError& e) {
+        return fail(kBadInput, e.what());
+    }
+    fdbresolver::Config config = o.config;
     if (config.classPath.empty() && std::getenv("FDBRESOLVER_CLASS_PATH") == nullptr) {
         config.classPath = defaultClassPath();
     }
-
-    fdbresolver::ConflictSet* cs = nullptr;
+    ConflictSetCloser closer{nullptr};
     try {
-        replay::TraceReader reader(tracePath);
-        cs = fdbresolver::newConflictSet(config);
+        closer.cs = fdbresolver::newConflictSet(config);
+    } catch (const fdbresolver::Error& e) {
+        std::string why = withoutFunctionName(fdbr_last_error());
+        return e.status() == FDBR_INVALID_ARGUMENT ? fail(kBadInput, why)
+                                                   : fail(kFailure, "cannot start the engine: " + why);
+    }
+    fdbresolver::ConflictSet* cs = closer.cs;
 
-        replay::Sha256 decisionHash;
-        replay::Sha256 conflictingKeysHash;
-        replay::Batch batch;
-        std::vector<int> commitList;
-        std::vector<int> tooOldList;
-        std::map<int, std::vector<int>> conflictingKeyRangeMap;
-        std::vector<uint8_t> decisions;
-        uint64_t batches = 0, transactions = 0, counts[3] = {0, 0, 0};
-        uint64_t timedTransactions = 0;
-        int64_t timedNanos = 0;
-        int64_t timedCpuNanos = 0;
-        fdbr_stats atStart{};
+    replay::Sha256 decisionHash;
+    replay::Sha256 conflictingKeysHash;
+    replay::Batch batch;
+    std::vector<int> commitList;
+    std::vector<int> tooOldList;
+    std::map<int, std::vector<int>> conflictingKeyRangeMap;
+    std::vector<uint8_t> decisions;
+    std::vector<uint8_t> conflictingKeys;
+    uint64_t batches = 0, transactions = 0, counts[3] = {0, 0, 0};
+    uint64_t timedTransactions = 0;
+    int64_t timedNanos = 0;
+    int64_t timedCpuNanos = 0;
+    fdbr_stats atStart{};
 
-        while (reader.next(&batch)) {
-            bool timed = batches >= uint64_t(warmup);
-            if (batches == uint64_t(warmup)) atStart = fdbresolver::getStats(cs);
+    try {
+        while (reader->next(&batch)) {
+            bool timed = batches >= uint64_t(o.warmup);
+            if (batches == uint64_t(o.warmup)) atStart = fdbresolver::getStats(cs);
             commitList.clear();
             tooOldList.clear();
             conflictingKeyRangeMap.clear();
@@ -157,8 +297,12 @@ int main(int argc, char** argv) {
                 }
                 fdbr_status status = conflictBatch.tryDetectConflicts(batch.version, batch.newOldestVersion,
                                                                       commitList, &tooOldList);
+                if (status == FDBR_INVALID_BATCH) {
+                    return fail(kBadInput, o.tracePath + ": " + conflictBatch.lastError());
+                }
                 if (status != FDBR_OK) {
-                    throw fdbresolver::Error(status, conflictBatch.lastError());
+                    return fail(kFailure, o.tracePath + ": batch " + std::to_string(batches) + ": the engine failed (" +
+                                              fdbr_status_name(status) + "): " + conflictBatch.lastError());
                 }
             }
             int64_t elapsed = monotonicNanos() - start;
@@ -174,47 +318,73 @@ int main(int argc, char** argv) {
             for (int t : tooOldList) decisions[size_t(t)] = FDBR_TOO_OLD;
             decisionHash.update(decisions.data(), decisions.size());
             for (uint8_t d : decisions) counts[d]++;
+            conflictingKeys.clear();
             for (const auto& entry : conflictingKeyRangeMap) {
-                writeLittleEndian32(conflictingKeysHash, uint32_t(entry.first));
-                for (int r : entry.second) writeLittleEndian32(conflictingKeysHash, uint32_t(r));
+                appendLittleEndian32(&conflictingKeys, uint32_t(entry.first));
+                for (int r : entry.second) appendLittleEndian32(&conflictingKeys, uint32_t(r));
             }
+            conflictingKeysHash.update(conflictingKeys.data(), conflictingKeys.size());
             batches++;
             transactions += batch.transactionCount;
         }
-        if (batches <= uint64_t(warmup)) atStart = fdbresolver::getStats(cs);
-        fdbr_stats atEnd = fdbresolver::getStats(cs);
-        double seconds = timedNanos / 1e9;
-        double engineSeconds = (atEnd.engine_nanos - atStart.engine_nanos) / 1e9;
-        std::printf("trace: %s\n", tracePath.c_str());
-        std::printf("engine: %s\n", config.engine.empty() ? "(default)" : config.engine.c_str());
-        std::printf("decision-hash: %s\n", decisionHash.hexDigest().c_str());
-        std::printf("conflicting-keys-hash: %s\n", conflictingKeysHash.hexDigest().c_str());
-        std::printf("batches: %" PRIu64 "\n", batches);
-        std::printf("transactions: %" PRIu64 "\n", transactions);
-        std::printf("commit: %" PRIu64 "\n", counts[FDBR_COMMIT]);
-        std::printf("conflict: %" PRIu64 "\n", counts[FDBR_CONFLICT]);
-        std::printf("too-old: %" PRIu64 "\n", counts[FDBR_TOO_OLD]);
-        std::printf("warmup-batches: %ld\n", warmup);
-        std::printf("seconds: %.6f\n", seconds);
-        std::printf("transactions/sec: %.0f\n", seconds > 0 ? timedTransactions / seconds : 0.0);
-        std::printf("cpu-seconds: %.6f\n", timedCpuNanos / 1e9);
-        std::printf("bridge-seconds: %.6f\n", seconds - engineSeconds);
-        std::printf("engine-seconds: %.6f\n", engineSeconds);
-        // Inside fdbr_resolve (crossing, reading the tables, key copies, engine); the rest of
-        // bridge-seconds is fdbresolver.hpp laying out the batch and handing back the lists.
-        std::printf("resolve-call-seconds: %.6f\n", (atEnd.resolve_nanos - atStart.resolve_nanos) / 1e9);
-        std::printf("history-bytes: %" PRId64 "\n", atEnd.history_bytes);
-        std::printf("retained-version: %" PRId64 "\n", atEnd.retained_version);
-        std::fflush(stdout);
-        fdbresolver::destroyConflictSet(cs);
-        return 0;
     } catch (const replay::TraceError& e) {
-        if (cs != nullptr) fdbr_close(cs->resolver), delete cs;
-        return error(std::string("malformed trace: ") + e.what());
+        return fail(kBadInput, e.what());
     } catch (const fdbresolver::Error& e) {
-        if (cs != nullptr) fdbr_close(cs->resolver), delete cs;
-        return error(std::string(tracePath) + ": " + e.what());
+        return fail(kFailure, o.tracePath + ": batch " + std::to_string(batches) + ": " + e.what());
+    }
+    if (o.warmup > 0 && batches <= uint64_t(o.warmup)) {
+        return fail(kBadInput, "--warmup " + std::to_string(o.warmup) + " leaves no batch to time: " + o.tracePath +
+                                   " has " + std::to_string(batches) + " batches");
+    }
+    if (batches <= uint64_t(o.warmup)) atStart = fdbresolver::getStats(cs);
+    fdbr_stats atEnd = fdbresolver::getStats(cs);
+    double seconds = timedNanos / 1e9;
+    double engineSeconds = (atEnd.engine_nanos - atStart.engine_nanos) / 1e9;
+    std::printf("trace: %s\n", o.tracePath.c_str());
+    std::printf("engine: %s\n", fdbresolver::engineName(cs).c_str());
+    std::printf("decision-hash: %s\n", decisionHash.hexDigest().c_str());
+    std::printf("conflicting-keys-hash: %s\n", conflictingKeysHash.hexDigest().c_str());
+    std::printf("batches: %" PRIu64 "\n", batches);
+    std::printf("transactions: %" PRIu64 "\n", transactions);
+    std::printf("commit: %" PRIu64 "\n", counts[FDBR_COMMIT]);
+    std::printf("conflict: %" PRIu64 "\n", counts[FDBR_CONFLICT]);
+    std::printf("too-old: %" PRIu64 "\n", counts[FDBR_TOO_OLD]);
+    std::printf("warmup-batches: %" PRId64 "\n", o.warmup);
+    std::printf("seconds: %.6f\n", seconds);
+    std::printf("transactions/sec: %.0f\n", seconds > 0 ? timedTransactions / seconds : 0.0);
+    std::printf("cpu-seconds: %.6f\n", timedCpuNanos / 1e9);
+    std::printf("bridge-seconds: %.6f\n", seconds - engineSeconds);
+    std::printf("engine-seconds: %.6f\n", engineSeconds);
+    // Inside fdbr_resolve (crossing, reading the tables, key copies, engine); the rest of
+    // bridge-seconds is fdbresolver.hpp laying out the batch and handing back the lists.
+    std::printf("resolve-call-seconds: %.6f\n", (atEnd.resolve_nanos - atStart.resolve_nanos) / 1e9);
+    std::printf("memory-budget-bytes: %" PRId64 "\n", atEnd.memory_budget_bytes);
+    std::printf("history-bytes: %" PRId64 "\n", atEnd.history_bytes);
+    std::printf("retained-version: %" PRId64 "\n", atEnd.retained_version);
+    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+        return fail(kBadInput, std::string("cannot write the results to standard output: ") + std::strerror(errno));
+    }
+    fdbresolver::ConflictSet* done = closer.cs;
+    closer.cs = nullptr;
+    fdbresolver::destroyConflictSet(done);
+    return kOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    try {
+        Options o = parseArguments(argc, argv);
+        if (o.help) {
+            usage(stdout);
+            return kOk;
+        }
+        return replayTrace(o);
+    } catch (const UsageError& e) {
+        return fail(kBadInput, e.message);
+    } catch (const std::bad_alloc&) {
+        return fail(kFailure, "out of memory");
     } catch (const std::exception& e) {
-        return error(e.what());
+        return fail(kFailure, e.what());
     }
 }

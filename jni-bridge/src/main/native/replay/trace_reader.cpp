@@ -1,86 +1,124 @@
 #include "trace_reader.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 
 namespace replay {
 namespace {
 
 constexpr const char* kTraceFormat = "fdb-resolver-trace/1";
-constexpr uint64_t kMaxMessageBytes = uint64_t(1) << 31;
+constexpr const char* kDecisionFormat = "fdb-resolver-decisions/1";
+/** protobuf's own limit for one message (the Java reader's DelimitedInput.MAX_MESSAGE_BYTES). */
+constexpr uint64_t kMaxMessageBytes = 2147483647u - 8;
+/** The message buffer grows at most this far ahead of the bytes read. */
+constexpr uint64_t kGrowthChunk = uint64_t(64) << 20;
 
 enum WireType { kVarint = 0, kFixed64 = 1, kLengthDelimited = 2, kFixed32 = 5 };
 
-/** Decodes the protobuf wire format of one message held in [p, end). */
+/** A malformed message: the reason, without the message's name (the reader adds it). */
+struct WireError {
+    std::string reason;
+};
+
+/**
+ * Decodes the protobuf wire format of one message held in [p, end). Positions in errors count from
+ * the start of the outermost message, as the Java reader's do.
+ */
 class Wire {
 public:
-    Wire(const uint8_t* p, const uint8_t* end, const char* message) : p_(p), end_(end), message_(message) {}
+    Wire(const uint8_t* p, const uint8_t* end, const uint8_t* origin) : p_(p), end_(end), origin_(origin) {}
 
     bool done() const { return p_ >= end_; }
 
-    uint64_t varint() {
-        uint64_t value = 0;
-        for (int shift = 0; shift < 64; shift += 7) {
-            if (p_ >= end_) bad("a varint runs past the end");
-            uint8_t b = *p_++;
-            value |= uint64_t(b & 0x7F) << shift;
-            if ((b & 0x80) == 0) return value;
-        }
-        bad("a varint is longer than 10 bytes");
-    }
-
-    /** Reads a tag; returns the field number, the wire type in *type. */
+    /** Reads a tag: the field number, the wire type in *type; the value's bounds are checked by value(). */
     uint32_t tag(int* type) {
-        uint64_t t = varint();
+        size_t at = offset();
+        uint64_t t;
+        if (!varint(&t)) bad("truncated tag at byte " + std::to_string(at));
+        at_ = at;
+        field_ = t >> 3;
         *type = int(t & 7);
-        if ((t >> 3) == 0 || (t >> 3) > 0x1FFFFFFF) bad("field number " + std::to_string(t >> 3));
-        return uint32_t(t >> 3);
+        if (field_ == 0) bad("field number 0");
+        if (*type != kVarint && *type != kFixed64 && *type != kLengthDelimited && *type != kFixed32) {
+            bad(fieldName() + ": invalid wire type " + std::to_string(*type) + " at byte " + std::to_string(at_));
+        }
+        return field_ > 0x1FFFFFFF ? 0 : uint32_t(field_);  // 0: no field of this schema
     }
 
-    /** A length-delimited field: returns its bytes. */
-    Wire sub(const char* what) {
-        uint64_t n = varint();
-        if (n > uint64_t(end_ - p_)) bad(std::string("a length-delimited field (") + what + ") runs past the end");
-        Wire w(p_, p_ + n, what);
+    uint64_t varintField() {
+        uint64_t v;
+        size_t at = offset();
+        if (!varint(&v)) bad(fieldName() + ": truncated varint at byte " + std::to_string(at));
+        return v;
+    }
+
+    /** A length-delimited field's bytes. */
+    Wire sub() {
+        size_t at = offset();
+        uint64_t n;
+        if (!varint(&n)) bad(fieldName() + ": truncated length at byte " + std::to_string(at));
+        if (n > uint64_t(end_ - p_)) {
+            bad(fieldName() + ": length " + std::to_string(n) + " at byte " + std::to_string(at_) +
+                " runs past the end of the message");
+        }
+        Wire w(p_, p_ + n, origin_);
         p_ += n;
         return w;
     }
 
-    KeyRef bytes(const char* what) {
-        Wire w = sub(what);
-        if (w.end_ - w.p_ > INT32_MAX) bad("a key is longer than 2 GiB");
+    KeyRef bytes() {
+        Wire w = sub();
         return KeyRef{w.p_, int(w.end_ - w.p_)};
     }
 
+    /** Skips the value of a field this schema does not have (or has with another wire type). */
     void skip(int type) {
         switch (type) {
-            case kVarint: varint(); return;
-            case kFixed64: advance(8); return;
-            case kFixed32: advance(4); return;
-            case kLengthDelimited: sub("unknown field"); return;
-            default: bad("unsupported wire type " + std::to_string(type));
+            case kVarint: varintField(); return;
+            case kFixed64: fixed(8, "8-byte"); return;
+            case kFixed32: fixed(4, "4-byte"); return;
+            default: sub(); return;
         }
     }
 
-    void expect(int type, int wanted, const char* field) {
-        if (type != wanted) bad(std::string("field ") + field + " has wire type " + std::to_string(type));
-    }
-
-    [[noreturn]] void bad(const std::string& what) const {
-        throw TraceError(std::string(message_) + ": " + what);
-    }
+    [[noreturn]] void bad(const std::string& reason) const { throw WireError{reason}; }
 
 private:
-    void advance(size_t n) {
-        if (size_t(end_ - p_) < n) bad("a fixed-width field runs past the end");
+    size_t offset() const { return size_t(p_ - origin_); }
+
+    std::string fieldName() const { return "field " + std::to_string(field_); }
+
+    bool varint(uint64_t* out) {
+        uint64_t value = 0;
+        for (int shift = 0; shift < 70 && p_ + shift / 7 < end_; shift += 7) {
+            uint8_t b = p_[shift / 7];
+            value |= uint64_t(b & 0x7F) << (shift < 64 ? shift : 63);
+            if ((b & 0x80) == 0) {
+                p_ += shift / 7 + 1;
+                *out = value;
+                return true;
+            }
+        }
+        return false;
+    }
+
+    void fixed(size_t n, const char* what) {
+        if (size_t(end_ - p_) < n) {
+            bad(fieldName() + ": truncated " + what + " value at byte " + std::to_string(offset()));
+        }
         p_ += n;
     }
 
     const uint8_t* p_;
     const uint8_t* end_;
-    const char* message_;
+    const uint8_t* origin_;
+    uint64_t field_ = 0;
+    size_t at_ = 0;
 };
 
 void decodeRange(Wire w, KeyRangeRef* range) {
@@ -89,12 +127,8 @@ void decodeRange(Wire w, KeyRangeRef* range) {
     while (!w.done()) {
         int type;
         uint32_t field = w.tag(&type);
-        if (field == 1) {
-            w.expect(type, kLengthDelimited, "KeyRange.begin");
-            range->begin = w.bytes("KeyRange.begin");
-        } else if (field == 2) {
-            w.expect(type, kLengthDelimited, "KeyRange.end");
-            range->end = w.bytes("KeyRange.end");
+        if ((field == 1 || field == 2) && type == kLengthDelimited) {
+            (field == 1 ? range->begin : range->end) = w.bytes();
         } else {
             w.skip(type);
         }
@@ -109,25 +143,16 @@ void decodeTransaction(Wire w, CommitTransactionRef* tr) {
     while (!w.done()) {
         int type;
         uint32_t field = w.tag(&type);
-        switch (field) {
-            case 1:
-                w.expect(type, kVarint, "Transaction.read_snapshot");
-                tr->read_snapshot = int64_t(w.varint());
-                break;
-            case 2:
-            case 3: {
-                w.expect(type, kLengthDelimited, field == 2 ? "Transaction.reads" : "Transaction.writes");
-                auto& list = field == 2 ? tr->read_conflict_ranges : tr->write_conflict_ranges;
-                list.emplace_back();
-                decodeRange(w.sub("KeyRange"), &list.back());
-                break;
-            }
-            case 4:
-                w.expect(type, kVarint, "Transaction.report_conflicting_keys");
-                tr->report_conflicting_keys = w.varint() != 0;
-                break;
-            default:
-                w.skip(type);
+        if (field == 1 && type == kVarint) {
+            tr->read_snapshot = int64_t(w.varintField());
+        } else if ((field == 2 || field == 3) && type == kLengthDelimited) {
+            auto& list = field == 2 ? tr->read_conflict_ranges : tr->write_conflict_ranges;
+            list.emplace_back();
+            decodeRange(w.sub(), &list.back());
+        } else if (field == 4 && type == kVarint) {
+            tr->report_conflicting_keys = w.varintField() != 0;
+        } else {
+            w.skip(type);
         }
     }
 }
@@ -135,39 +160,51 @@ void decodeTransaction(Wire w, CommitTransactionRef* tr) {
 }  // namespace
 
 TraceReader::TraceReader(const std::string& path) : path_(path) {
-    FILE* probe = std::fopen(path.c_str(), "rb");
-    if (probe == nullptr) {
-        throw TraceError(path + ": cannot open: " + std::strerror(errno));
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        throw TraceError("cannot open " + path + ": " + std::strerror(errno));
     }
-    unsigned char magic[2] = {0, 0};
-    size_t got = std::fread(magic, 1, 2, probe);
-    std::fclose(probe);
-    compressed_ = got == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
-    // gzopen reads gzip (recognized by its magic) and passes any other file through unchanged.
-    file_ = gzopen(path.c_str(), "rb");
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        ::close(fd);
+        throw TraceError("cannot read " + path + ": " + std::strerror(EISDIR));
+    }
+    // gzdopen reads gzip (recognized by its magic) and passes any other file through unchanged.
+    file_ = gzdopen(fd, "rb");
     if (file_ == nullptr) {
-        throw TraceError(path + ": cannot open");
+        ::close(fd);
+        throw TraceError("cannot read " + path + ": out of memory");
     }
     gzbuffer(file_, 1 << 17);
-    if (!readMessage()) {
-        fail("empty file: no TraceHeader");
+    bool read;
+    try {
+        read = readMessage();
+    } catch (const TraceError& e) {
+        std::string what = e.what();
+        throw TraceError(what.find("gzip") != std::string::npos ? what : what + " (not a trace file?)");
     }
-    std::string where = path_ + ": header: malformed TraceHeader message";
-    Wire w(buffer_.data(), buffer_.data() + messageLength_, where.c_str());
+    if (!read) {
+        throw TraceError(path_ + ": empty file: not a trace (no trace header)");
+    }
     std::string format;
-    while (!w.done()) {
-        int type;
-        uint32_t field = w.tag(&type);
-        if (field == 1 || field == 2) {
-            w.expect(type, kLengthDelimited, field == 1 ? "TraceHeader.format" : "TraceHeader.workload");
-            KeyRef text = w.bytes("TraceHeader");
-            (field == 1 ? format : workload_).assign(reinterpret_cast<const char*>(text.data), text.length);
-        } else {
-            w.skip(type);
+    try {
+        Wire w(buffer_.data(), buffer_.data() + messageLength_, buffer_.data());
+        while (!w.done()) {
+            int type;
+            uint32_t field = w.tag(&type);
+            if ((field == 1 || field == 2) && type == kLengthDelimited) {
+                KeyRef text = w.bytes();
+                (field == 1 ? format : workload_).assign(reinterpret_cast<const char*>(text.data), size_t(text.length));
+            } else {
+                w.skip(type);
+            }
         }
+    } catch (const WireError& e) {
+        fail("malformed TraceHeader message: " + e.reason + " (not a trace file?)");
     }
     if (format != kTraceFormat) {
-        fail("not a resolver trace: header format is \"" + format + "\", expected \"" + kTraceFormat + "\"");
+        fail("format is '" + format + "', expected '" + kTraceFormat + "'" +
+             (format == kDecisionFormat ? " (this is a decision file, not a trace)" : ""));
     }
     headerRead_ = true;
 }
@@ -177,38 +214,54 @@ TraceReader::~TraceReader() {
 }
 
 void TraceReader::fail(const std::string& what) const {
-    // messageIndex_ counts the messages read so far: the header is message 0, batch b is message b + 1.
-    std::string where = messageIndex_ <= 1 && !headerRead_ ? "header" : "batch " + std::to_string(messageIndex_ - 1);
+    // While batch b is read, messageIndex_ is b + 1 (the header was message 0).
+    std::string where = headerRead_ ? "batch " + std::to_string(messageIndex_ - 1) : "trace header";
     throw TraceError(path_ + ": " + where + ": " + what);
+}
+
+std::string TraceReader::readFailure() const {
+    int code = Z_OK;
+    const char* message = gzerror(file_, &code);
+    if (code == Z_OK || code == Z_STREAM_END) return "";
+    if (code == Z_BUF_ERROR) return "truncated gzip data (the compressed file is cut short)";
+    if (code == Z_ERRNO) return std::string("cannot read: ") + std::strerror(errno);
+    // zlib prefixes its message with the file's name ("<fd:3>: invalid stored block lengths").
+    std::string text = message != nullptr ? message : "";
+    size_t colon = text.find(": ");
+    return "corrupt gzip data: " + (colon == std::string::npos ? text : text.substr(colon + 2));
 }
 
 bool TraceReader::readMessage() {
     uint64_t length = 0;
-    for (int shift = 0;; shift += 7) {
+    int lengthBytes = 0;
+    for (;;) {
         int c = gzgetc(file_);
         if (c < 0) {
-            int code = 0;
-            const char* why = gzerror(file_, &code);
-            if (code != Z_OK && code != Z_STREAM_END) fail(std::string("cannot read: ") + why);
-            if (shift == 0) return false;  // a clean end between messages
-            fail("the file ends inside a length prefix");
+            std::string failure = readFailure();
+            if (!failure.empty()) fail(failure);
+            if (lengthBytes == 0) return false;  // a clean end between messages
+            fail("truncated length varint (the file ends after " + std::to_string(lengthBytes) + " of its bytes)");
         }
-        if (shift >= 64) fail("a length prefix is longer than 10 bytes");
-        length |= uint64_t(c & 0x7F) << shift;
+        if (lengthBytes == 10) fail("malformed length varint (over 10 bytes)");
+        length |= uint64_t(c & 0x7F) << (7 * lengthBytes);
+        lengthBytes++;
         if ((c & 0x80) == 0) break;
     }
-    if (length > kMaxMessageBytes) fail("a message claims " + std::to_string(length) + " bytes");
-    if (buffer_.size() < length) buffer_.resize(length);
+    if (length > kMaxMessageBytes) {
+        fail("message length " + std::to_string(length) + " exceeds the 2 GiB protobuf limit");
+    }
     size_t got = 0;
     while (got < length) {
-        int n = gzread(file_, buffer_.data() + got, unsigned(std::min<uint64_t>(length - got, 1u << 30)));
-        if (n < 0) {
-            int code = 0;
-            fail(std::string("cannot read: ") + gzerror(file_, &code));
+        if (buffer_.size() <= got) {
+            // Grow only as bytes arrive, so that a bogus length cannot exhaust memory.
+            buffer_.resize(std::min<uint64_t>(length, std::max<uint64_t>(got + kGrowthChunk, 2 * buffer_.size())));
         }
-        if (n == 0) {
-            fail("truncated: the message needs " + std::to_string(length) + " bytes, the file has " +
-                 std::to_string(got));
+        size_t want = std::min<uint64_t>(std::min<uint64_t>(length, buffer_.size()) - got, 1u << 30);
+        int n = gzread(file_, buffer_.data() + got, unsigned(want));
+        if (n <= 0) {
+            std::string failure = readFailure();
+            if (!failure.empty()) fail(failure);
+            fail("truncated message: wanted " + std::to_string(length) + " bytes, got " + std::to_string(got));
         }
         got += size_t(n);
     }
@@ -219,31 +272,28 @@ bool TraceReader::readMessage() {
 
 bool TraceReader::next(Batch* batch) {
     if (!readMessage()) return false;
-    std::string where = path_ + ": batch " + std::to_string(messageIndex_ - 2) + ": malformed Batch message";
-    Wire w(buffer_.data(), buffer_.data() + messageLength_, where.c_str());
     batch->version = 0;
     batch->newOldestVersion = 0;
     batch->transactionCount = 0;
-    while (!w.done()) {
-        int type;
-        uint32_t field = w.tag(&type);
-        switch (field) {
-            case 1:
-                w.expect(type, kVarint, "Batch.version");
-                batch->version = int64_t(w.varint());
-                break;
-            case 2:
-                w.expect(type, kVarint, "Batch.new_oldest_version");
-                batch->newOldestVersion = int64_t(w.varint());
-                break;
-            case 3:
-                w.expect(type, kLengthDelimited, "Batch.transactions");
+    try {
+        Wire w(buffer_.data(), buffer_.data() + messageLength_, buffer_.data());
+        while (!w.done()) {
+            int type;
+            uint32_t field = w.tag(&type);
+            if (field == 1 && type == kVarint) {
+                batch->version = int64_t(w.varintField());
+            } else if (field == 2 && type == kVarint) {
+                batch->newOldestVersion = int64_t(w.varintField());
+            } else if (field == 3 && type == kLengthDelimited) {
                 if (batch->transactionCount == batch->transactions.size()) batch->transactions.emplace_back();
-                decodeTransaction(w.sub("Transaction"), &batch->transactions[batch->transactionCount++]);
-                break;
-            default:
+                decodeTransaction(w.sub(), &batch->transactions[batch->transactionCount++]);
+            } else {
                 w.skip(type);
+            }
         }
+    } catch (const WireError& e) {
+        messageIndex_--;  // name the batch being decoded, not the next one
+        fail("malformed Batch message: " + e.reason);
     }
     return true;
 }

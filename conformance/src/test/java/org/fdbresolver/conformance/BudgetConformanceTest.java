@@ -30,21 +30,26 @@ class BudgetConformanceTest {
     /** Engines that honour a budget (the reference engine keeps everything). */
     private static final List<String> BUDGETED = List.of("tree");
 
-    private record Budgeted(DifferentialCases.Spec spec, long budget) {
+    /** A trace, a budget, and the node size (null: the engine's default). */
+    private record Budgeted(DifferentialCases.Spec spec, long budget, String nodeBytes) {
+        Budgeted(DifferentialCases.Spec spec, long budget) {
+            this(spec, budget, null);
+        }
     }
 
     private static final List<Budgeted> CASES = List.of(
-            // A budget must hold a batch's worst case (every inserted entry splitting a node): these
-            // batches of 100 transactions need well under a MiB, their history grows past the budget.
+            // Batches of 100 transactions need well under a MiB; their history grows past the budget.
             new Budgeted(new DifferentialCases.Spec("conflictset-point", 1, 600, Map.of("txns", "100", "keyspace", "200000",
                     "window", "100000000", "max-lag-batches", "20", "report-fraction", "0.3")), 2 << 20),
             new Budgeted(new DifferentialCases.Spec("conflictset-range", 2, 600, Map.of("txns", "100", "keyspace", "2000000",
                     "window", "100000000", "max-lag-batches", "20", "report-fraction", "0.3")), 3 << 19),
             new Budgeted(new DifferentialCases.Spec("longtrace", 3, 60,
                     Map.of("window", "100000000", "lag-scale", "200000", "report-fraction", "0.3")), 1 << 20),
+            // Mostly point writes over many keys, so the history grows (tens of KiB); small nodes make a
+            // budget that still holds a batch's largest step bite.
             new Budgeted(new DifferentialCases.Spec("random", 4, 1500,
-                    Map.of("alphabet", "16", "key-length", "6", "txns", "30", "max-lag", "200", "window", "100000",
-                            "report-fraction", "0.5")), 32 << 10));
+                    Map.of("alphabet", "200", "key-length", "8", "txns", "30", "range-fraction", "0.01", "max-lag", "200",
+                            "window", "100000", "report-fraction", "0.5")), 8 << 10, "256"));
 
     @TestFactory
     Stream<DynamicTest> budgetOnlyAddsTooOld() {
@@ -54,17 +59,28 @@ class BudgetConformanceTest {
                 continue;
             }
             for (Budgeted c : CASES) {
-                tests.add(DynamicTest.dynamicTest(engine + " with a " + c.budget() + "-byte budget on " + c.spec(),
-                        () -> check(engine, c)));
+                // Engine tree: both read paths (the batched one is the default).
+                for (String readPath : engine.equals("tree") ? List.of("batched", "single") : List.of("default")) {
+                    tests.add(DynamicTest.dynamicTest(engine + " (" + readPath + " reads) with a " + c.budget() + "-byte budget"
+                            + (c.nodeBytes() == null ? "" : " and " + c.nodeBytes() + "-byte nodes") + " on " + c.spec(),
+                            () -> check(engine, c, readPath)));
+                }
             }
         }
         assertTrue(!tests.isEmpty(), "no budgeted engine registered");
         return tests.stream();
     }
 
-    private static void check(String engine, Budgeted c) {
+    private static void check(String engine, Budgeted c, String readPath) {
         DifferentialCases.Case trace = c.spec().generate();
-        ConflictSetConfig config = ConflictSetConfig.builder().engine(engine).memoryBudgetBytes(c.budget()).build();
+        ConflictSetConfig.Builder builder = ConflictSetConfig.builder().engine(engine).memoryBudgetBytes(c.budget());
+        if (c.nodeBytes() != null) {
+            builder.option("nodeBytes", c.nodeBytes());
+        }
+        if (!readPath.equals("default")) {
+            builder.option("readPath", readPath).option("readBatchedFromBytes", "0");
+        }
+        ConflictSetConfig config = builder.build();
         ConflictSetConfig unbounded = ConflictSetConfig.builder().engine("reference").build();
         long extraTooOld = 0;
         long commits = 0;

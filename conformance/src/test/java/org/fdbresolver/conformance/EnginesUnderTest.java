@@ -2,6 +2,8 @@ package org.fdbresolver.conformance;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.Supplier;
 import org.fdbresolver.api.ConflictSetConfig;
 import org.fdbresolver.engine.ConflictEngine;
@@ -27,10 +29,24 @@ final class EnginesUnderTest {
         }
     }
 
-    /** Options that make an engine's nodes tiny, by engine name, so every trace splits and merges often. */
-    private static final List<StressOption> STRESS_OPTIONS = List.of(new StressOption("tree", "nodeBytes", "256"));
+    /**
+     * Configurations checked beside each engine's defaults, by engine name: for {@code tree}, each read
+     * path on its own (the default takes the batched path only once the history holds 16 MiB, more than
+     * any golden trace's), and tiny nodes (256 and 128 bytes, the smallest allowed) that force many
+     * splits and merges, with both read paths, a few groups in flight, and writes not loaded ahead.
+     */
+    private static final List<Variation> VARIATIONS = List.of(
+            new Variation("tree", Map.of("readPath", "single")),
+            new Variation("tree", Map.of("readBatchedFromBytes", "0")),
+            new Variation("tree", Map.of("nodeBytes", "256", "readBatchedFromBytes", "0")),
+            new Variation("tree", Map.of("nodeBytes", "256", "readPath", "single")),
+            new Variation("tree", Map.of("nodeBytes", "128", "readBatchedFromBytes", "0", "readWays", "3")),
+            new Variation("tree", Map.of("nodeBytes", "128", "readPath", "single", "writeWays", "0")));
 
-    private record StressOption(String engine, String option, String value) {
+    private record Variation(String engine, Map<String, String> options) {
+        String label() {
+            return engine + new TreeMap<>(options).toString().replace('{', '(').replace('}', ')').replace(" ", "");
+        }
     }
 
     private EnginesUnderTest() {
@@ -41,11 +57,12 @@ final class EnginesUnderTest {
         for (EngineFactory f : Engines.all().values()) {
             ConflictSetConfig config = ConflictSetConfig.builder().engine(f.name()).build();
             variants.add(new Variant(f.name(), config, () -> f.create(config)));
-            for (StressOption stress : STRESS_OPTIONS) {
-                if (stress.engine().equals(f.name())) {
-                    ConflictSetConfig small = config.toBuilder().option(stress.option(), stress.value()).build();
-                    variants.add(new Variant(f.name() + "(" + stress.option() + "=" + stress.value() + ")", small,
-                            () -> f.create(small)));
+            for (Variation v : VARIATIONS) {
+                if (v.engine().equals(f.name())) {
+                    ConflictSetConfig.Builder b = config.toBuilder();
+                    v.options().forEach(b::option);
+                    ConflictSetConfig varied = b.build();
+                    variants.add(new Variant(v.label(), varied, () -> f.create(varied)));
                 }
             }
         }

@@ -9,9 +9,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The golden traces: FoundationDB's own skip list decided them (shared/golden/README.md). Located by the
- * system property {@code fdbresolver.golden}; a missing folder fails the test with a message saying so,
- * rather than letting the suite pass with nothing checked.
+ * The golden traces: FoundationDB's own skip list decided them (testdata/golden/README.md). The system
+ * property {@code fdbresolver.golden} names the folder (the POM sets it to the repository's testdata/golden;
+ * {@code -Dfdbresolver.golden=DIR} checks another set); without it (a test started from an IDE) the
+ * repository's folder is found from the working directory. A missing folder fails the test with a message
+ * saying so, rather than letting the suite pass with nothing checked.
  */
 final class Golden {
     static final String PROPERTY = "fdbresolver.golden";
@@ -26,15 +28,24 @@ final class Golden {
 
     static Path dir() {
         String configured = System.getProperty(PROPERTY);
-        if (configured == null) {
-            fail("system property " + PROPERTY + " is not set: it names the golden traces folder (shared/golden)");
-        }
-        Path dir = Path.of(configured).toAbsolutePath().normalize();
+        Path dir = (configured != null ? Path.of(configured) : repositoryDir()).toAbsolutePath().normalize();
         if (!Files.isRegularFile(dir.resolve("MANIFEST.tsv"))) {
+            boolean repository = dir.equals(repositoryDir().toAbsolutePath().normalize());
             fail("golden traces folder absent: no MANIFEST.tsv in " + dir
-                    + " (set -D" + PROPERTY + "=DIR to the shared/golden folder)");
+                    + (repository ? " (the repository's testdata/golden is missing)" : " (named by -D" + PROPERTY + ")"));
         }
         return dir;
+    }
+
+    /** testdata/golden under the project root: the nearest folder above the working directory with .mvn. */
+    private static Path repositoryDir() {
+        Path start = Path.of("").toAbsolutePath();
+        for (Path p = start; p != null; p = p.getParent()) {
+            if (Files.isDirectory(p.resolve(".mvn"))) {
+                return p.resolve("testdata").resolve("golden");
+            }
+        }
+        return start.resolveSibling("testdata").resolve("golden");
     }
 
     static List<Entry> manifest() throws IOException {

@@ -67,8 +67,10 @@ class ResolverContainerIT {
         return values;
     }
 
+    /** The golden set: {@code fdbresolver.golden} (the repository's testdata/golden unless -D names another). */
     private static Path goldenDir() {
-        Path dir = Path.of(System.getProperty("fdbresolver.golden")).toAbsolutePath().normalize();
+        String configured = System.getProperty("fdbresolver.golden");
+        Path dir = (configured != null ? Path.of(configured) : Path.of("..", "testdata", "golden")).toAbsolutePath().normalize();
         assertTrue(Files.isRegularFile(dir.resolve("MANIFEST.tsv")), "golden traces folder absent: " + dir);
         return dir;
     }

@@ -11,14 +11,19 @@ import org.testcontainers.DockerClientFactory;
 import org.testcontainers.images.builder.ImageFromDockerfile;
 
 /**
- * The resolver as an operator would deploy it: a minimal Debian image (built locally by
- * {@code containers/setup-docker.sh}, since no registry is reachable) with a jlink'd Java runtime and
- * the resolver's jars, and nothing else — no JDK, no Maven, no build tree.
+ * The resolver as an operator would deploy it, {@code containers/Dockerfile}: a minimal Debian image (built
+ * locally by {@code containers/setup-docker.sh}, since no registry is reachable) with a jlink'd Java runtime
+ * and the resolver's jars, and nothing else: no JDK, no Maven, no build tree. This class prepares the
+ * Dockerfile's build context (jre/ and lib/) and builds it.
  */
 final class ResolverImage {
-    static final String BASE_IMAGE = System.getenv().getOrDefault("FDBRESOLVER_BASE_IMAGE", "fdbresolver-base:bookworm");
+    /** The base image containers/setup-docker.sh builds, and the Dockerfile's default. */
+    static final String DEFAULT_BASE_IMAGE = "fdbresolver-base:bookworm";
+    static final String BASE_IMAGE = System.getenv().getOrDefault("FDBRESOLVER_BASE_IMAGE", DEFAULT_BASE_IMAGE);
+    /** The image's recipe, in the module's folder (Maven runs the tests there). */
+    static final Path DOCKERFILE = Path.of("Dockerfile");
     /** Modules the CLI and engines need at run time. */
-    private static final String MODULES = "java.base,java.logging,java.management,jdk.management,jdk.unsupported";
+    private static final String MODULES = "java.base,java.logging,java.management,jdk.management,jdk.unsupported,jdk.jfr";
 
     private static ImageFromDockerfile image;
 
@@ -42,14 +47,15 @@ final class ResolverImage {
             requireDocker();
             Path context = Path.of("target", "image-context").toAbsolutePath();
             prepareContext(context);
-            image = new ImageFromDockerfile("fdbresolver-runtime:test", false).withFileFromPath(".", context);
+            image = new ImageFromDockerfile("fdbresolver-runtime:test", false).withFileFromPath(".", context)
+                    .withBuildArg("BASE_IMAGE", BASE_IMAGE);
         }
         return image;
     }
 
     private static void prepareContext(Path context) throws IOException, InterruptedException {
         Path jre = context.resolve("jre");
-        if (!Files.isExecutable(jre.resolve("bin/java"))) {
+        if (!Files.isExecutable(jre.resolve("bin/java")) || !hasModules(jre)) {
             deleteRecursively(context);
             Files.createDirectories(context);
             Path jlink = Path.of(System.getProperty("java.home"), "bin", "jlink");
@@ -68,15 +74,17 @@ final class ResolverImage {
                 Files.copy(jar, lib.resolve(jar.getFileName()), StandardCopyOption.REPLACE_EXISTING);
             }
         }
-        Files.writeString(context.resolve("Dockerfile"), String.join("\n", List.of(
-                "FROM " + BASE_IMAGE,
-                "COPY jre /opt/fdbresolver/jre",
-                "COPY lib /opt/fdbresolver/lib",
-                "ENV PATH=/opt/fdbresolver/jre/bin:$PATH",
-                // Not root, and no RUN step: a build needs no container (nor network) of its own.
-                "USER 65534:65534",
-                "ENTRYPOINT [\"java\", \"-XX:+UseParallelGC\", \"--sun-misc-unsafe-memory-access=allow\", \"-cp\", \"/opt/fdbresolver/lib/*\", \"org.fdbresolver.harness.cli.Main\"]",
-                "")));
+        Files.copy(DOCKERFILE, context.resolve("Dockerfile"), StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    /** Whether a runtime built earlier has every module of {@link #MODULES} (its {@code release} file lists them). */
+    private static boolean hasModules(Path jre) throws IOException {
+        Path release = jre.resolve("release");
+        if (!Files.isRegularFile(release)) {
+            return false;
+        }
+        String listed = Files.readAllLines(release).stream().filter(l -> l.startsWith("MODULES=")).findFirst().orElse("");
+        return List.of(listed.replace("MODULES=", "").replace("\"", "").split(" ")).containsAll(List.of(MODULES.split(",")));
     }
 
     private static void deleteRecursively(Path dir) throws IOException {

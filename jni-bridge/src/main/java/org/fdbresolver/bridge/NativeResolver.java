@@ -3,6 +3,7 @@ package org.fdbresolver.bridge;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
+import org.fdbresolver.api.BatchFigures;
 import org.fdbresolver.api.BatchResult;
 import org.fdbresolver.api.ConflictBatch;
 import org.fdbresolver.api.ConflictSet;
@@ -13,7 +14,7 @@ import org.fdbresolver.api.Phase;
 
 /**
  * The one class that native code calls (libfdbresolver, {@code fdbresolver.h}): {@link #open} makes a
- * resolver, and its instance methods resolve a batch, clear, read statistics and close. Each call
+ * resolver, and its instance methods resolve a batch, clear, read statistics, name the engine and close. Each call
  * returns a status code and never throws: an exception becomes {@link #INVALID_BATCH} or
  * {@link #ENGINE_ERROR} with its message written, NUL-terminated UTF-8, into the caller's message buffer.
  * The native side still checks for a pending exception after every call, for what escapes even this
@@ -28,7 +29,11 @@ public final class NativeResolver {
     static final int ENGINE_ERROR = 2;
     static final int INVALID_ARGUMENT = 3;
 
-    /** Offsets in {@code fdbr_stats}; {@code resolve_nanos} (offset 48) is the native side's. */
+    /**
+     * Offsets in the stats block the native side passes (docs/bridge-layout.md, static_asserts in
+     * fdbresolver.cpp): {@code fdbr_stats} at 0, whose {@code resolve_nanos} (offset 48) is the native side's,
+     * then {@code fdbr_batch_stats} at 104.
+     */
     static final int STATS_BATCHES = 0;
     static final int STATS_TRANSACTIONS = 8;
     static final int STATS_HISTORY_BYTES = 16;
@@ -36,7 +41,19 @@ public final class NativeResolver {
     static final int STATS_RETAINED_VERSION = 32;
     static final int STATS_ENGINE_NANOS = 40;
     static final int STATS_PHASE_NANOS = 56;
-    static final int STATS_BYTES = STATS_PHASE_NANOS + 8 * 6;
+    // fdbr_batch_stats
+    static final int STATS_COMMITS = 104;
+    static final int STATS_CONFLICTS = 112;
+    static final int STATS_TOO_OLD_FDB = 120;
+    static final int STATS_TOO_OLD_BUDGET = 128;
+    static final int STATS_LAST_VERSION = 136;
+    static final int STATS_LAST_NEW_OLDEST_VERSION = 144;
+    static final int STATS_LAST_TRANSACTIONS = 152;
+    static final int STATS_LAST_TOO_OLD_FDB = 160;
+    static final int STATS_LAST_TOO_OLD_BUDGET = 168;
+    static final int STATS_LAST_ENGINE_NANOS = 176;
+    static final int STATS_LAST_PHASE_NANOS = 184;
+    static final int STATS_BYTES = STATS_LAST_PHASE_NANOS + 8 * 6;
 
     private static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED;
 
@@ -46,6 +63,7 @@ public final class NativeResolver {
     private final int maxKeyBytes;
     private long batchesResolved;
     private long engineNanos;
+    private long lastEngineNanos;
 
     private NativeResolver(ConflictSet conflictSet) {
         this.conflictSet = conflictSet;
@@ -106,6 +124,7 @@ public final class NativeResolver {
             long nanos = System.nanoTime() - start;
             layout.write(result, outAddress, outCapacity, nanos);
             engineNanos += nanos;
+            lastEngineNanos = nanos;
             batchesResolved++;
             return OK;
         } catch (InvalidBatchException e) {
@@ -144,11 +163,30 @@ public final class NativeResolver {
             for (Phase p : Phase.values()) {
                 out.set(I64, STATS_PHASE_NANOS + 8L * p.ordinal(), stats.phaseNanos(p));
             }
+            out.set(I64, STATS_COMMITS, stats.commits());
+            out.set(I64, STATS_CONFLICTS, stats.conflicts());
+            out.set(I64, STATS_TOO_OLD_FDB, stats.tooOldFdb());
+            out.set(I64, STATS_TOO_OLD_BUDGET, stats.tooOldBudget());
+            BatchFigures last = stats.lastBatch();
+            out.set(I64, STATS_LAST_VERSION, last.version());
+            out.set(I64, STATS_LAST_NEW_OLDEST_VERSION, last.newOldestVersion());
+            out.set(I64, STATS_LAST_TRANSACTIONS, last.transactions());
+            out.set(I64, STATS_LAST_TOO_OLD_FDB, last.tooOldFdb());
+            out.set(I64, STATS_LAST_TOO_OLD_BUDGET, last.tooOldBudget());
+            out.set(I64, STATS_LAST_ENGINE_NANOS, lastEngineNanos);
+            for (Phase p : Phase.values()) {
+                out.set(I64, STATS_LAST_PHASE_NANOS + 8L * p.ordinal(), last.phaseNanos(p));
+            }
             return OK;
         } catch (Throwable e) {
             writeMessage(describe(e), messageAddress, messageCapacity);
             return ENGINE_ERROR;
         }
+    }
+
+    /** The name of the engine this resolver runs, the default engine's when none was asked for. */
+    String engineName() {
+        return conflictSet.engineName();
     }
 
     int close(long messageAddress, int messageCapacity) {

@@ -6,11 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
+import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -27,7 +30,7 @@ class NativeBridgeTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"decisions", "java-exception", "invalid-batch", "bad-arguments", "close-reopen",
-            "threads", "statistics", "host-signal-handler", "open-text", "dlopen"})
+            "threads", "statistics", "engine-name", "host-signal-handler", "open-text", "dlopen"})
     void nativeCase(String name) throws Exception {
         NativeProgram.Run run = NativeProgram.run("fdbresolver-bridge-test", List.of("reference", name),
                 "-Xcheck:jni -Xmx256m");
@@ -36,6 +39,32 @@ class NativeBridgeTest {
         assertTrue(output.contains("1 passed, 0 failed"), output);
         assertEquals(0, run.exitCode(), output);
         assertFalse(output.toLowerCase(Locale.ROOT).contains("warning"), "-Xcheck:jni warned:\n" + output);
+    }
+
+    /**
+     * The library exports the C ABI of fdbresolver.h and nothing else, each function under the ELF version
+     * it was added in (libfdbresolver.map): functions are never moved between versions, so a host built
+     * against the first ABI keeps loading.
+     */
+    @Test
+    void exportsExactlyTheVersionedCAbi() throws Exception {
+        Process p = new ProcessBuilder("nm", "-D", "--defined-only",
+                NativeProgram.nativeDir().resolve("libfdbresolver.so").toString()).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, p.waitFor(), out);
+        Set<String> symbols = new TreeSet<>();
+        for (String line : out.split("\n")) {
+            String[] f = line.trim().split("\\s+");
+            if (f.length == 3 && f[1].equals("T")) {
+                symbols.add(f[2]);
+            }
+        }
+        assertEquals(new TreeSet<>(List.of(
+                "fdbr_config_init@@FDBRESOLVER_1", "fdbr_open@@FDBRESOLVER_1", "fdbr_close@@FDBRESOLVER_1",
+                "fdbr_resolve@@FDBRESOLVER_1", "fdbr_clear@@FDBRESOLVER_1", "fdbr_get_stats@@FDBRESOLVER_1",
+                "fdbr_last_error@@FDBRESOLVER_1", "fdbr_status_name@@FDBRESOLVER_1",
+                "fdbr_engine_name@@FDBRESOLVER_1.1", "fdbr_open_text@@FDBRESOLVER_1.1",
+                "fdbr_get_batch_stats@@FDBRESOLVER_1.1")), symbols, out);
     }
 
     /**

@@ -25,6 +25,11 @@ final class NativeProgram {
             return stdout + stderr;
         }
 
+        /** The lines of stderr (none when it is empty). */
+        List<String> stderrLines() {
+            return stderr.isEmpty() ? List.of() : List.of(stderr.split("\n"));
+        }
+
         /** The "name: value" lines of stdout. */
         Map<String, String> values() {
             Map<String, String> values = new LinkedHashMap<>();

@@ -1,7 +1,9 @@
 package org.fdbresolver.api;
 
+import java.util.Arrays;
 import org.fdbresolver.engine.ConflictEngine;
 import org.fdbresolver.engine.Engines;
+import org.fdbresolver.jfr.BatchRecorder;
 
 /**
  * A resolver's conflict set: the write history of committed transactions and the engine that checks
@@ -17,9 +19,15 @@ import org.fdbresolver.engine.Engines;
  * }
  * }</pre>
  *
- * <p>Every batch is validated before any state changes (TRACE.md's rules); an invalid batch throws
+ * <p>Every batch is validated before any state changes (the rules of docs/formats.md); an invalid batch throws
  * {@link InvalidBatchException} naming the batch, the transaction and the range, and the conflict set is
  * left exactly as it was. Not thread-safe: one resolver thread drives it, as in FoundationDB.
+ *
+ * <p>After each batch it counts the decisions, splitting TOO_OLD into FoundationDB's (the transaction reads and
+ * its snapshot is below {@code newOldestVersion}) and the budget's (the rest), from the batch and the decisions
+ * alone, whatever the engine; {@link #stats()} reports them with the last batch's figures, and a Flight Recorder
+ * event ({@link org.fdbresolver.jfr.BatchEvent}) carries them when a recording asks for it. None of this
+ * allocates.
  */
 public final class ConflictSet implements AutoCloseable {
     private final ConflictSetConfig config;
@@ -29,6 +37,23 @@ public final class ConflictSet implements AutoCloseable {
     private long transactions;
     private long lastVersion = Long.MIN_VALUE;
     private long lastOldestVersion = Long.MIN_VALUE;
+
+    private long commits;
+    private long conflicts;
+    private long tooOldFdb;
+    private long tooOldBudget;
+    // The last batch's figures (see BatchFigures), kept in fields: nothing is allocated per batch.
+    private long lastNewOldestVersion;
+    private int lastTransactions;
+    private int lastCommits;
+    private int lastConflicts;
+    private int lastTooOldFdb;
+    private int lastTooOldBudget;
+    private long lastNanos;
+    private final long[] phaseTotals = new long[Phase.values().length];
+    private final long[] phaseScratch = new long[Phase.values().length];
+    private final long[] lastPhaseNanos = new long[Phase.values().length];
+    private final BatchRecorder recorder = new BatchRecorder();
 
     private ConflictSet(ConflictSetConfig config, ConflictEngine engine) {
         this.config = config;
@@ -62,12 +87,66 @@ public final class ConflictSet implements AutoCloseable {
      * @throws InvalidBatchException if the batch breaks a validity rule; nothing changed
      */
     public void detectConflicts(ConflictBatch batch, long now, long newOldestVersion, BatchResult out) {
-        validate(batch, now, newOldestVersion);
-        engine.detectConflicts(batch, now, newOldestVersion, out);
+        long start = System.nanoTime();
+        recorder.begin();
+        boolean decided = false;
+        try {
+            validate(batch, now, newOldestVersion);
+            engine.detectConflicts(batch, now, newOldestVersion, out);
+            decided = true;
+        } finally {
+            if (!decided) {
+                recorder.abandon();
+            }
+        }
         lastVersion = now;
         lastOldestVersion = newOldestVersion;
         batches++;
         transactions += batch.transactionCount();
+        countDecisions(batch, newOldestVersion, out);
+        lastNanos = System.nanoTime() - start;
+        if (recorder.recording()) {
+            recorder.commit(engine.name(), now, newOldestVersion, engine.retainedVersion(), engine.historyBytes(),
+                    config.memoryBudgetBytes(), lastTransactions, lastCommits, lastConflicts, lastTooOldFdb,
+                    lastTooOldBudget, lastPhaseNanos);
+        }
+    }
+
+    /** The batch's decisions into the counters and the last batch's figures; its phase times from the engine's totals. */
+    private void countDecisions(ConflictBatch batch, long newOldestVersion, BatchResult out) {
+        int n = batch.transactionCount();
+        int commit = 0;
+        int conflict = 0;
+        int fdb = 0;
+        int budget = 0;
+        for (int t = 0; t < n; t++) {
+            byte d = out.decisionCode(t);
+            if (d == Decision.COMMIT_CODE) {
+                commit++;
+            } else if (d == Decision.CONFLICT_CODE) {
+                conflict++;
+            } else if (batch.readStart(t) < batch.readEnd(t) && batch.readSnapshot(t) < newOldestVersion) {
+                fdb++;
+            } else {
+                budget++;
+            }
+        }
+        commits += commit;
+        conflicts += conflict;
+        tooOldFdb += fdb;
+        tooOldBudget += budget;
+        lastNewOldestVersion = newOldestVersion;
+        lastTransactions = n;
+        lastCommits = commit;
+        lastConflicts = conflict;
+        lastTooOldFdb = fdb;
+        lastTooOldBudget = budget;
+        Arrays.fill(phaseScratch, 0);
+        engine.addPhaseNanos(phaseScratch);
+        for (int i = 0; i < phaseScratch.length; i++) {
+            lastPhaseNanos[i] = phaseScratch[i] - phaseTotals[i];
+            phaseTotals[i] = phaseScratch[i];
+        }
     }
 
     /** Forgets the history; reads older than {@code version} are TOO_OLD from now on. */
@@ -79,8 +158,11 @@ public final class ConflictSet implements AutoCloseable {
     public ConflictSetStats stats() {
         long[] phases = new long[Phase.values().length];
         engine.addPhaseNanos(phases);
+        BatchFigures last = new BatchFigures(batches == 0 ? 0 : lastVersion, lastNewOldestVersion, lastTransactions,
+                lastCommits, lastConflicts, lastTooOldFdb, lastTooOldBudget, lastNanos, lastPhaseNanos.clone());
         return new ConflictSetStats(engine.name(), batches, transactions, engine.historyBytes(),
-                config.memoryBudgetBytes(), engine.retainedVersion(), phases);
+                config.memoryBudgetBytes(), engine.retainedVersion(), phases, commits, conflicts, tooOldFdb, tooOldBudget,
+                engine.forgottenBatches(), last);
     }
 
     /** The engine behind this conflict set, for harness code that drives engines directly. */

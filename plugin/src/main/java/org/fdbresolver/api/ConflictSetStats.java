@@ -1,7 +1,8 @@
 package org.fdbresolver.api;
 
 /**
- * A snapshot of a conflict set's counters.
+ * A snapshot of a conflict set's counters (cumulative since it was opened; read it after each batch and
+ * take differences for per-batch figures).
  *
  * @param engine            the engine's name
  * @param batches           batches resolved
@@ -10,9 +11,21 @@ package org.fdbresolver.api;
  * @param memoryBudgetBytes the configured budget
  * @param retainedVersion   the engine's retained boundary: reads below it are TOO_OLD (never decreases)
  * @param phaseNanos        time spent in each {@link Phase}, indexed by ordinal (zero if untimed)
+ * @param commits           transactions decided COMMIT
+ * @param conflicts         transactions decided CONFLICT
+ * @param tooOldFdb         TOO_OLD answers FoundationDB gives too (reads, snapshot below {@code newOldestVersion})
+ * @param tooOldBudget      the other TOO_OLD answers, which FoundationDB would not have given: the snapshot was
+ *                          at or above {@code newOldestVersion}, and the memory budget had dropped the history it
+ *                          needed (below the retained boundary, or writes kept apart as uncertain)
+ * @param forgottenBatches  batches whose writes did not fit the budget even with all older history dropped:
+ *                          all history was forgotten (every older reader is TOO_OLD); non-zero means the
+ *                          budget is too small for the workload's batches (the engine logs a warning too)
+ * @param lastBatch         the last batch's figures
  */
 public record ConflictSetStats(String engine, long batches, long transactions, long historyBytes,
-                               long memoryBudgetBytes, long retainedVersion, long[] phaseNanos) {
+                               long memoryBudgetBytes, long retainedVersion, long[] phaseNanos,
+                               long commits, long conflicts, long tooOldFdb, long tooOldBudget, long forgottenBatches,
+                               BatchFigures lastBatch) {
 
     public long phaseNanos(Phase phase) {
         return phaseNanos[phase.ordinal()];

@@ -34,6 +34,12 @@ public final class Keys {
         long p;
         if (len >= 8) {
             p = (long) LONG_BE.get(key, off);
+        } else if (len <= 0) {
+            p = 0;
+        } else if (off + 8 <= key.length) {
+            // One load of the 8 bytes at off, the ones past the key masked off (a loop over 1..7 bytes
+            // costs a branch per byte).
+            p = (long) LONG_BE.get(key, off) & (-1L << ((8 - len) << 3));
         } else {
             p = 0;
             for (int i = 0; i < len; i++) {

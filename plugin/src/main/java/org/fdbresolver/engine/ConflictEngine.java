@@ -37,6 +37,15 @@ public interface ConflictEngine extends AutoCloseable {
      */
     long retainedVersion();
 
+    /**
+     * Batches whose writes the memory budget could not hold even after dropping all older history (the
+     * engine then forgot everything and raised its retained boundary above the batch): non-zero means the
+     * budget is too small for the workload. Zero for engines without a budget.
+     */
+    default long forgottenBatches() {
+        return 0;
+    }
+
     /** Adds the time spent in each {@link org.fdbresolver.api.Phase} (by ordinal) to {@code nanosByPhase}. */
     default void addPhaseNanos(long[] nanosByPhase) {
     }

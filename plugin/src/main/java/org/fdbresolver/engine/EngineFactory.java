@@ -1,5 +1,7 @@
 package org.fdbresolver.engine;
 
+import java.util.Set;
+import java.util.TreeSet;
 import org.fdbresolver.api.ConflictSetConfig;
 
 /**
@@ -14,5 +16,25 @@ public interface EngineFactory {
     /** One line for {@code --help} listings. */
     String description();
 
+    /**
+     * An engine for this configuration.
+     *
+     * @throws IllegalArgumentException for an option the engine does not take or a bad value, with a message
+     *                                  that names the engine once and the option ({@link #checkOptions})
+     */
     ConflictEngine create(ConflictSetConfig config);
+
+    /**
+     * Refuses options that engine {@code engine} does not take: a misspelt or misplaced tuning option must
+     * fail loudly rather than be ignored. The message names the engine once and the first unknown option:
+     * {@code engine reference: unknown option 'nodeBytes' (it takes none)}.
+     */
+    static void checkOptions(ConflictSetConfig config, String engine, Set<String> known) {
+        for (String name : new TreeSet<>(config.options().keySet())) {
+            if (!known.contains(name)) {
+                throw new IllegalArgumentException("engine " + engine + ": unknown option '" + name + "' ("
+                        + (known.isEmpty() ? "it takes none" : "known: " + String.join(", ", new TreeSet<>(known))) + ")");
+            }
+        }
+    }
 }

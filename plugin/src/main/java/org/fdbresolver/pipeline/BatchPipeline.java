@@ -9,16 +9,18 @@ import org.fdbresolver.api.Phase;
 /**
  * FoundationDB's resolver phases for one batch, around a {@link History}:
  * <ol>
- * <li>too old: a transaction with reads and a snapshot below {@code max(newOldestVersion, retained)};</li>
- * <li>{@code checkRead}: every read of the remaining transactions against the history (all of a
- * reporting transaction's reads; a non-reporting one stops at its first conflict, which decides the
- * same);</li>
- * <li>{@code sort}: endpoints of the still-undecided transactions' non-empty ranges, sorted and
- * numbered;</li>
+ * <li>too old: a transaction with reads and a snapshot below {@code max(newOldestVersion, retained)}
+ * (timed with {@code checkRead});</li>
+ * <li>{@code sort}: endpoints of the other transactions' non-empty ranges, sorted and numbered; the
+ * reads come out sorted by begin key ({@link SortedReads});</li>
+ * <li>{@code checkRead}: every read of those transactions against the history, all at once through
+ * {@link HistoryReader#checkSorted} (a read path may share work between reads that sort together),
+ * empty reads one by one;</li>
  * <li>{@code checkIntraBatch}: in trace order, non-empty reads against the {@link MiniConflictSet} of
  * earlier committed writes; a committing transaction then sets its writes;</li>
- * <li>{@code combine}: the set's runs are the committed writes as disjoint sorted ranges;</li>
- * <li>{@code mergeWrite}: each range enters the history at {@code now};</li>
+ * <li>{@code combine}: the set's runs are the committed writes as disjoint sorted ranges
+ * ({@link CombinedWrites});</li>
+ * <li>{@code mergeWrite}: the combined writes enter the history at {@code now}, together;</li>
  * <li>{@code removeBefore}: history older than {@code newOldestVersion} is discarded.</li>
  * </ol>
  * Every scratch array is reused and grows only when a batch is larger than any before.
@@ -43,10 +45,8 @@ public final class BatchPipeline {
     private final MiniConflictSet miniSet = new MiniConflictSet();
     private final MiniConflictSet uncertainSet = new MiniConflictSet();
     private boolean[] uncertainWriter = new boolean[64];
-    /** Runs, long-key bytes and longest key of the uncertain writes of the batch (combineStats). */
-    private int statRanges;
-    private long statLongKeyBytes;
-    private int statMaxKeyLength;
+    private final CombinedWrites combined = new CombinedWrites();
+    private final CombinedWrites uncertainCombined = new CombinedWrites();
     private final long[] phaseNanos = new long[Phase.values().length];
 
     private byte[] state = new byte[64];
@@ -59,6 +59,10 @@ public final class BatchPipeline {
     private int[] intraRead = new int[64];
     private int[] readBeginId = new int[256];
     private int[] readEndId = new int[256];
+    /** Each non-empty read's snapshot, and its position in {@link #sortedReads}. */
+    private long[] readSnapshot = new long[256];
+    private int[] readPosition = new int[256];
+    private final SortedReads sortedReads = new SortedReads();
     private int[] writeBeginId = new int[256];
     private int[] writeEndId = new int[256];
 
@@ -99,51 +103,29 @@ public final class BatchPipeline {
         boolean checkUncertain = uncertain != null && !uncertain.isEmpty();
         boolean anyUncertain = false;
 
-        // ---- too old, then every read against the history ----
+        // ---- too old ----
         long t0 = System.nanoTime();
         reportedCount = 0;
         for (int t = 0; t < n; t++) {
-            int rs = batch.readStart(t);
-            int re = batch.readEnd(t);
             historyConflict[t] = false;
             uncertainWriter[t] = false;
             reportCount[t] = 0;
             long snapshot = batch.readSnapshot(t);
-            if (rs < re && snapshot < oldest) {
+            if (batch.readStart(t) < batch.readEnd(t) && snapshot < oldest) {
                 state[t] = Decision.TOO_OLD_CODE;
                 // Below newOldestVersion FoundationDB answers TOO_OLD too; above it, only the budget did.
                 if (snapshot >= newOldestVersion && uncertain != null) {
                     uncertainWriter[t] = true;
                     anyUncertain = true;
                 }
-                continue;
-            }
-            state[t] = UNDECIDED;
-            boolean report = batch.reportConflictingKeys(t);
-            reportStart[t] = reportedCount;
-            for (int r = rs; r < re; r++) {
-                if (reader.conflicts(keys, batch.readBeginOffset(r), batch.readBeginLength(r),
-                        batch.readEndOffset(r), batch.readEndLength(r), snapshot)) {
-                    historyConflict[t] = true;
-                    state[t] = Decision.CONFLICT_CODE;
-                    if (!report) {
-                        break;
-                    }
-                    addReported(r - rs);
-                    reportCount[t]++;
-                }
-            }
-            if (checkUncertain && (!historyConflict[t] || report) && readsUncertain(batch, t, snapshot)) {
-                state[t] = Decision.TOO_OLD_CODE;
-                // A certain history conflict means FoundationDB did not commit it either.
-                uncertainWriter[t] = !historyConflict[t];
-                anyUncertain |= uncertainWriter[t];
+            } else {
+                state[t] = UNDECIDED;
             }
         }
         long t1 = System.nanoTime();
         phaseNanos[Phase.CHECK_READ.ordinal()] += t1 - t0;
 
-        // ---- sort the endpoints of the undecided transactions' non-empty ranges ----
+        // ---- sort the endpoints of the transactions not too old (and of uncertain writers' writes) ----
         sorter.reset(keys);
         ensureRanges(batch.readCount(), batch.writeCount());
         for (int t = 0; t < n; t++) {
@@ -155,8 +137,9 @@ public final class BatchPipeline {
             }
             for (int r = batch.readStart(t), re = batch.readEnd(t); r < re; r++) {
                 if (!isEmpty(keys, batch.readBeginOffset(r), batch.readBeginLength(r), batch.readEndOffset(r), batch.readEndLength(r))) {
-                    readBeginId[r] = sorter.add(batch.readBeginOffset(r), batch.readBeginLength(r));
+                    readBeginId[r] = sorter.add(batch.readBeginOffset(r), batch.readBeginLength(r), r);
                     readEndId[r] = sorter.add(batch.readEndOffset(r), batch.readEndLength(r));
+                    readSnapshot[r] = batch.readSnapshot(t);
                 } else {
                     readBeginId[r] = -1;
                 }
@@ -164,8 +147,50 @@ public final class BatchPipeline {
             addWrites(batch, t, keys);
         }
         sorter.sort();
+        // The non-empty reads in begin order, for the history's read check.
+        sortedReads.reset(keys);
+        for (int i = 0, e = sorter.count(); i < e; i++) {
+            int r = sorter.tagAt(i);
+            if (r >= 0) {
+                readPosition[r] = sortedReads.add(batch.readBeginOffset(r), batch.readBeginLength(r),
+                        batch.readEndOffset(r), batch.readEndLength(r), readSnapshot[r]);
+            }
+        }
         long t2 = System.nanoTime();
         phaseNanos[Phase.SORT.ordinal()] += t2 - t1;
+
+        // ---- every read against the history ----
+        reader.checkSorted(sortedReads);
+        for (int t = 0; t < n; t++) {
+            if (state[t] != UNDECIDED) {
+                continue;
+            }
+            boolean report = batch.reportConflictingKeys(t);
+            long snapshot = batch.readSnapshot(t);
+            reportStart[t] = reportedCount;
+            for (int r = batch.readStart(t), re = batch.readEnd(t); r < re; r++) {
+                boolean hit = readBeginId[r] >= 0 ? sortedReads.conflict(readPosition[r])
+                        : reader.conflicts(keys, batch.readBeginOffset(r), batch.readBeginLength(r),
+                                batch.readEndOffset(r), batch.readEndLength(r), snapshot);
+                if (hit) {
+                    historyConflict[t] = true;
+                    state[t] = Decision.CONFLICT_CODE;
+                    if (!report) {
+                        break;
+                    }
+                    addReported(r - batch.readStart(t));
+                    reportCount[t]++;
+                }
+            }
+            if (checkUncertain && (!historyConflict[t] || report) && readsUncertain(batch, t, snapshot)) {
+                state[t] = Decision.TOO_OLD_CODE;
+                // A certain history conflict means FoundationDB did not commit it either.
+                uncertainWriter[t] = !historyConflict[t];
+                anyUncertain |= uncertainWriter[t];
+            }
+        }
+        long t2b = System.nanoTime();
+        phaseNanos[Phase.CHECK_READ.ordinal()] += t2b - t2;
 
         // ---- intra-batch, in trace order ----
         int bits = Math.max(0, sorter.distinctCount() - 1);
@@ -227,35 +252,33 @@ public final class BatchPipeline {
             }
         }
         long t3 = System.nanoTime();
-        phaseNanos[Phase.CHECK_INTRA_BATCH.ordinal()] += t3 - t2;
+        phaseNanos[Phase.CHECK_INTRA_BATCH.ordinal()] += t3 - t2b;
 
         // ---- combine: runs of the set are the committed writes, disjoint and sorted ----
-        combineStats(miniSet, bits);
-        int ranges = statRanges;
-        long longKeyBytes = statLongKeyBytes;
-        int maxKeyLength = statMaxKeyLength;
+        combine(miniSet, bits, keys, combined);
+        int ranges = combined.count();
+        if (anyUncertain) {
+            combine(uncertainSet, bits, keys, uncertainCombined);
+        } else {
+            uncertainCombined.reset(keys);
+        }
         long t4 = System.nanoTime();
         phaseNanos[Phase.COMBINE.ordinal()] += t4 - t3;
 
         // ---- merge into the history at now ----
         // The uncertain writes share the budget: the history makes room for both batches of writes.
-        if (anyUncertain) {
-            combineStats(uncertainSet, bits);
-        } else {
-            statRanges = 0;
-            statLongKeyBytes = 0;
-            statMaxKeyLength = 0;
-        }
-        if (ranges + statRanges > 0) {
-            history.prepareMerge(now, ranges + statRanges, longKeyBytes + statLongKeyBytes, Math.max(maxKeyLength, statMaxKeyLength));
-            mergeRuns(history, miniSet, bits, keys, now);
+        int uncertainRanges = uncertainCombined.count();
+        if (ranges + uncertainRanges > 0) {
+            long otherBytes = uncertainRanges > 0 ? uncertain.bytesNeeded(uncertainCombined) : 0;
+            history.prepareMerge(now, combined, otherBytes);
+            history.merge(combined, now);
         }
         long t5 = System.nanoTime();
         phaseNanos[Phase.MERGE_WRITE.ordinal()] += t5 - t4;
 
-        if (statRanges > 0) {
-            uncertain.prepareMerge(now, statRanges, statLongKeyBytes, statMaxKeyLength);
-            mergeRuns(uncertain, uncertainSet, bits, keys, now);
+        if (uncertainRanges > 0) {
+            uncertain.prepareMerge(now, uncertainCombined, 0);
+            uncertain.merge(uncertainCombined, now);
         }
         long t6 = System.nanoTime();
         phaseNanos[Phase.MERGE_WRITE.ordinal()] += t6 - t5;
@@ -280,27 +303,12 @@ public final class BatchPipeline {
         return false;
     }
 
-    /** Counts the runs of {@code set} and the key storage they need, into the {@code stat*} fields. */
-    private void combineStats(MiniConflictSet set, int bits) {
-        statRanges = 0;
-        statLongKeyBytes = 0;
-        statMaxKeyLength = 0;
+    /** The runs of {@code set} as sorted, disjoint ranges into {@code out}. */
+    private void combine(MiniConflictSet set, int bits, byte[] keys, CombinedWrites out) {
+        out.reset(keys);
         for (int from = set.nextSet(0); from < bits; ) {
             int to = set.nextClear(from);
-            statRanges++;
-            int bl = sorter.keyLength(from);
-            int el = sorter.keyLength(to);
-            statMaxKeyLength = Math.max(statMaxKeyLength, Math.max(bl, el));
-            statLongKeyBytes += longKeyBytes(bl) + longKeyBytes(el);
-            from = set.nextSet(to);
-        }
-    }
-
-    /** Merges every run of {@code set} into {@code target} at {@code now}. */
-    private void mergeRuns(History target, MiniConflictSet set, int bits, byte[] keys, long now) {
-        for (int from = set.nextSet(0); from < bits; ) {
-            int to = set.nextClear(from);
-            target.merge(keys, sorter.keyOffset(from), sorter.keyLength(from), sorter.keyOffset(to), sorter.keyLength(to), now);
+            out.add(sorter.keyOffset(from), sorter.keyLength(from), sorter.keyOffset(to), sorter.keyLength(to));
             from = set.nextSet(to);
         }
     }
@@ -323,11 +331,6 @@ public final class BatchPipeline {
                 set.set(sorter.rank(writeBeginId[w]), sorter.rank(writeEndId[w]));
             }
         }
-    }
-
-    /** Upper bound of the key-block bytes one stored key of {@code len} bytes takes (see the tree's KeyArena). */
-    private static long longKeyBytes(int len) {
-        return len <= 8 ? 0 : (4 + len + 7) & ~7;
     }
 
     private static boolean isEmpty(byte[] keys, int bOff, int bLen, int eOff, int eLen) {
@@ -358,6 +361,8 @@ public final class BatchPipeline {
             int m = Math.max(reads, readBeginId.length * 2);
             readBeginId = new int[m];
             readEndId = new int[m];
+            readSnapshot = new long[m];
+            readPosition = new int[m];
         }
         if (writeBeginId.length < writes) {
             int m = Math.max(writes, writeBeginId.length * 2);

@@ -5,11 +5,18 @@ import org.fdbresolver.api.Keys;
 
 /**
  * Sorts a batch's range endpoints (keys in the batch's key region) and numbers the distinct keys in
- * order, so that ranges become runs of elementary intervals for {@link MiniConflictSet}. Each endpoint
- * carries an order-preserving {@code long} of its 8 bytes that follow the batch's common prefix (the
- * longest prefix every endpoint shares, {@link #commonPrefixLength()}), so most comparisons are one
- * {@code long} compare even when all keys begin alike. Arrays are reused and grow only past the
- * largest batch so far.
+ * order, so that ranges become runs of elementary intervals for {@link MiniConflictSet}. Arrays are
+ * reused and grow only past the largest batch so far.
+ *
+ * <p>Each endpoint carries an order-preserving {@code long} of its 8 bytes that follow the batch's
+ * common prefix ({@link #commonPrefixLength()}: the leading bytes all endpoints agree on, shorter keys
+ * counting as zero-padded), so keys that all begin alike — 12-byte ASCII decimal keys begin with zeros,
+ * {@code skiplisttest}'s with twelve dots — still differ within their sort key. Only the bits that differ
+ * between endpoints are kept ({@link Long#compress}: ASCII decimal digits vary in 4 bits of their 8), and
+ * an LSD radix sort takes one pass per digit of the kept bits. When every key is whole in its sort key
+ * (at most 8 bytes, or such a key and a 0x00: the end of a point range), the varying bits of the length
+ * go below them, so the sort alone orders the batch; otherwise endpoints with equal sort keys are then
+ * ordered by the rest of their bytes.
  */
 final class EndpointSorter {
     private static final int INSERTION_SORT = 16;
@@ -20,15 +27,19 @@ final class EndpointSorter {
     private long[] prefix = new long[256];
     private int[] order = new int[256];
     private int[] rank = new int[256];
+    /** The caller's tag of each endpoint ({@link #add(int, int, int)}). */
+    private int[] tag = new int[256];
     private int distinct;
     /** The endpoint index holding each distinct key, by rank. */
     private int[] byRank = new int[256];
     private byte[] keys;
-    /** The bytes after which the sort keys start: the common prefix when that is 8 bytes or more, else 0. */
+    /** The bytes after which the sort keys start (see {@link #commonPrefixLength()}). */
     private int common;
     /** Bits in which some endpoint's first 8 bytes differ from the first endpoint's. */
     private long differ;
     private int minLength;
+    /** Whether some endpoint has bytes past its 8th other than the 0x00 ending a point range's end. */
+    private boolean longTails;
 
     void reset(byte[] keys) {
         this.keys = keys;
@@ -36,33 +47,47 @@ final class EndpointSorter {
         common = 0;
         differ = 0;
         minLength = Integer.MAX_VALUE;
+        longTails = false;
     }
 
     /**
-     * The bytes the sort keys skip (valid after {@link #sort()}): the longest prefix all endpoints share
-     * when that is at least 8 bytes, else 0 (the first 8 bytes then differ somewhere, and sorting on
-     * them is as good).
+     * The bytes the sort keys skip (valid after {@link #sort()}): the leading bytes on which every
+     * endpoint agrees, a key shorter than them counting as padded with zeros — when some endpoint has
+     * bytes past its 8th that the sort key must reach (0 otherwise: every key is whole in its sort key).
      */
     int commonPrefixLength() {
         return common;
     }
 
     /**
-     * When every endpoint is at least 8 bytes long and all share their first 8, finds how far they all
-     * agree (a vectorized mismatch against the first key, over a shrinking length) and re-derives the
-     * sort keys from the bytes after that.
+     * Finds the common prefix and re-derives the sort keys from the bytes after it. Within the first 8
+     * bytes it is read off the bits in which the endpoints differ; when they agree on all 8 (and are all
+     * that long), a vectorized mismatch against the first key finds how far they agree.
      */
     private void skipCommonPrefix() {
         common = 0;
-        if (count < 2 || differ != 0 || minLength < 8) {
+        if (count < 2) {
             return;
         }
-        int first = offset[0];
-        int c = minLength;
-        for (int i = 1; i < count && c > 8; i++) {
-            int m = Arrays.mismatch(keys, first + 8, first + c, keys, offset[i] + 8, offset[i] + c);
-            if (m >= 0) {
-                c = 8 + m;
+        int c;
+        if (differ != 0) {
+            c = Long.numberOfLeadingZeros(differ) >>> 3;
+            if (c == 0 || !longTails) {
+                // Keys of at most 8 bytes (and point ends k\0 of them) are whole in their sort keys
+                // already; the shared bytes are dropped by the radix sort's compress.
+                return;
+            }
+        } else {
+            if (minLength < 8) {
+                return;
+            }
+            int first = offset[0];
+            c = minLength;
+            for (int i = 1; i < count && c > 8; i++) {
+                int m = Arrays.mismatch(keys, first + 8, first + c, keys, offset[i] + 8, offset[i] + c);
+                if (m >= 0) {
+                    c = 8 + m;
+                }
             }
         }
         common = c;
@@ -73,8 +98,14 @@ final class EndpointSorter {
 
     /** Adds an endpoint; returns its id (ranks are read with {@link #rank(int)} after {@link #sort()}). */
     int add(int off, int len) {
+        return add(off, len, -1);
+    }
+
+    /** Adds an endpoint with a tag the caller reads back in sorted order ({@link #tagAt}). */
+    int add(int off, int len, int tagValue) {
         if (count == offset.length) {
             int n = count * 2;
+            tag = Arrays.copyOf(tag, n);
             offset = Arrays.copyOf(offset, n);
             length = Arrays.copyOf(length, n);
             prefix = Arrays.copyOf(prefix, n);
@@ -83,6 +114,7 @@ final class EndpointSorter {
             byRank = Arrays.copyOf(byRank, n);
         }
         int id = count++;
+        tag[id] = tagValue;
         offset[id] = off;
         length[id] = len;
         order[id] = id;
@@ -90,6 +122,7 @@ final class EndpointSorter {
         prefix[id] = p;
         differ |= p ^ prefix[0];
         minLength = Math.min(minLength, len);
+        longTails |= len > 9 || len == 9 && keys[off + 8] != 0;
         return id;
     }
 
@@ -110,6 +143,16 @@ final class EndpointSorter {
         return rank[id];
     }
 
+    /** Endpoints added since the last reset. */
+    int count() {
+        return count;
+    }
+
+    /** The tag of the endpoint at {@code position} in sorted order (valid after {@link #sort()}). */
+    int tagAt(int position) {
+        return tag[order[position]];
+    }
+
     int distinctCount() {
         return distinct;
     }
@@ -125,12 +168,15 @@ final class EndpointSorter {
     private int[] scratchOrder = new int[256];
     private long[] sortKeys = new long[256];
     private long[] scratchKeys = new long[256];
-    private final int[] counts = new int[257];
+    /** Digit counts of a radix pass. */
+    private final int[] counts = new int[RADIX + 1];
+    private static final int WIDE_DIGIT_BITS = 11;
+    private static final int RADIX = 1 << WIDE_DIGIT_BITS;
 
     /**
-     * LSD radix sort of the endpoints by their 8 bytes after the common prefix, one pass per byte that
-     * differs between them, then the few runs of equal prefixes sorted by the
-     * full comparison.
+     * Sorts the endpoints into {@link #order} by their sort keys' kept bits (an LSD radix sort, a counting
+     * and a scatter pass per digit; 11-bit digits for large batches when they save a pass, else bytes),
+     * then equal sort keys by the rest of the key.
      */
     private void radixSortByPrefix() {
         int n = count;
@@ -139,33 +185,65 @@ final class EndpointSorter {
             scratchKeys = new long[offset.length];
             scratchOrder = new int[offset.length];
         }
+        long[] pre = prefix;
+        // Only the bits in which some endpoint differs carry order: keep those, in order.
+        long varying = 0;
+        long p0 = pre[0];
+        for (int i = 0; i < n; i++) {
+            varying |= pre[i] ^ p0;
+        }
         long[] k = sortKeys;
         long[] k2 = scratchKeys;
         int[] o = order;
         int[] o2 = scratchOrder;
-        long differ = 0;
-        for (int i = 0; i < n; i++) {
-            k[i] = prefix[i] ^ Long.MIN_VALUE;
-            o[i] = i;
-            differ |= k[i] ^ k[0];
-        }
-        int[] cnt = counts;
-        for (int shift = 0; shift < 64; shift += 8) {
-            if (((differ >>> shift) & 0xFF) == 0) {
-                continue;
-            }
-            Arrays.fill(cnt, 0);
+        int bits = Long.bitCount(varying);
+        // When every key lies within its sort key (at most 8 bytes after the common prefix, or such a
+        // key and a 0x00: a point range's end), equal sort keys order by length: the length's varying
+        // bits go below the kept bits and no equal sort keys are left to order but equal keys.
+        int lenVarying = 0;
+        boolean byLength = !longTails && common == 0;
+        if (byLength) {
+            int[] len = length;
+            int l0 = len[0];
             for (int i = 0; i < n; i++) {
-                cnt[(int) ((k[i] >>> shift) & 0xFF) + 1]++;
+                lenVarying |= len[i] ^ l0;
             }
-            for (int d = 0; d < 256; d++) {
+        }
+        int lenBits = Integer.bitCount(lenVarying);
+        byLength = byLength && bits + lenBits <= 64;
+        if (byLength) {
+            int[] len = length;
+            for (int i = 0; i < n; i++) {
+                k[i] = Long.compress(pre[i] ^ Long.MIN_VALUE, varying) << lenBits | Integer.compress(len[i], lenVarying);
+                o[i] = i;
+            }
+            bits += lenBits;
+        } else {
+            for (int i = 0; i < n; i++) {
+                k[i] = Long.compress(pre[i] ^ Long.MIN_VALUE, varying);
+                o[i] = i;
+            }
+        }
+        // Wide digits only when they save a pass and the batch is large enough to pay for their counts.
+        int digitBits = n >= 4096 && (bits + WIDE_DIGIT_BITS - 1) / WIDE_DIGIT_BITS < (bits + 7) / 8 ? WIDE_DIGIT_BITS : 8;
+        int radix = 1 << digitBits;
+        int mask = radix - 1;
+        int passes = (bits + digitBits - 1) / digitBits;
+        int[] cnt = counts;
+        for (int p = 0; p < passes; p++) {
+            int shift = p * digitBits;
+            Arrays.fill(cnt, 0, radix + 1, 0);
+            for (int i = 0; i < n; i++) {
+                cnt[(int) ((k[i] >>> shift) & mask) + 1]++;
+            }
+            for (int d = 0; d < radix; d++) {
                 cnt[d + 1] += cnt[d];
             }
             for (int i = 0; i < n; i++) {
-                int d = (int) ((k[i] >>> shift) & 0xFF);
-                int at = cnt[d]++;
-                k2[at] = k[i];
-                o2[at] = o[i];
+                int d = (int) ((k[i] >>> shift) & mask);
+                int to = cnt[d]++;
+                k2[to] = k[i];
+                o2[to] = o[i];
             }
             long[] tk = k;
             k = k2;
@@ -177,16 +255,19 @@ final class EndpointSorter {
         if (o != order) {
             System.arraycopy(o, 0, order, 0, n);
         }
+        if (byLength) {
+            return;
+        }
         // Equal prefixes: order by the rest of the key.
         int[] ord = order;
         for (int i = 1; i < n; ) {
-            if (prefix[ord[i]] != prefix[ord[i - 1]]) {
+            if (pre[ord[i]] != pre[ord[i - 1]]) {
                 i++;
                 continue;
             }
             int start = i - 1;
             int end = i + 1;
-            while (end < n && prefix[ord[end]] == prefix[ord[start]]) {
+            while (end < n && pre[ord[end]] == pre[ord[start]]) {
                 end++;
             }
             if (end - start > 1) {

@@ -13,16 +13,22 @@ public interface History extends HistoryReader {
     long historyBytes();
 
     /**
-     * Called once before the merges of a batch with {@code ranges} combined writes whose endpoint keys
-     * are at most {@code maxKeyLength} bytes and need at most {@code longKeyBytes} bytes of key storage.
-     * Makes room within the budget, dropping the oldest history (and raising the retained boundary) if
-     * it must; a history that cannot hold the batch's writes at all forgets everything and raises the
-     * boundary above {@code now}, so that nothing the writes could conflict with is ever checked.
+     * An upper estimate of the bytes merging {@code writes} would add to this history (so that a history
+     * sharing the budget can make room for them first).
      */
-    void prepareMerge(long now, int ranges, long longKeyBytes, int maxKeyLength);
+    long bytesNeeded(CombinedWrites writes);
 
-    /** Records write {@code [begin, end)} (non-empty, disjoint from the batch's other merges) at {@code now}. */
-    void merge(byte[] keys, int beginOff, int beginLen, int endOff, int endLen, long now);
+    /**
+     * Called once before {@link #merge} with the batch's combined writes at {@code now}. Makes room
+     * within the budget for them and for {@code otherBytes} that a history sharing the budget will add,
+     * dropping the oldest history (and raising the retained boundary) if it must; a history that cannot
+     * hold the batch's writes at all forgets everything and raises the boundary above {@code now}, so
+     * that nothing the writes could conflict with is ever checked.
+     */
+    void prepareMerge(long now, CombinedWrites writes, long otherBytes);
+
+    /** Records every range of {@code writes} (those given to {@link #prepareMerge}) at {@code now}. */
+    void merge(CombinedWrites writes, long now);
 
     /**
      * Discards history older than {@code oldestVersion} (at least incrementally: work proportional to

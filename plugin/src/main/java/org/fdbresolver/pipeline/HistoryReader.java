@@ -13,4 +13,18 @@ public interface HistoryReader {
      * TOO_OLD for snapshots below the retained boundary.
      */
     boolean conflicts(byte[] keys, int beginOff, int beginLen, int endOff, int endLen, long snapshot);
+
+    /**
+     * Checks every read of {@code reads} (non-empty, sorted by begin) as {@link #conflicts} would, and
+     * marks those that conflict. This default checks them one by one, in order.
+     */
+    default void checkSorted(SortedReads reads) {
+        byte[] keys = reads.keys();
+        for (int i = 0, n = reads.count(); i < n; i++) {
+            if (conflicts(keys, reads.beginOffset(i), reads.beginLength(i), reads.endOffset(i), reads.endLength(i),
+                    reads.snapshot(i))) {
+                reads.setConflict(i);
+            }
+        }
+    }
 }

@@ -1,7 +1,8 @@
 /**
- * FoundationDB's resolver phases for a batch (too old, checkRead, sort, checkIntraBatch, combine,
- * mergeWrite, removeBefore), independent of how the history is stored: the history is the
- * {@link org.fdbresolver.pipeline.History} seam, its read check the
- * {@link org.fdbresolver.pipeline.HistoryReader} seam.
+ * FoundationDB's resolver phases for one batch ({@link org.fdbresolver.pipeline.BatchPipeline}: too old,
+ * sort, checkRead, checkIntraBatch, combine, mergeWrite, removeBefore), each timed, over the
+ * {@link org.fdbresolver.pipeline.History} and {@link org.fdbresolver.pipeline.HistoryReader} seams: a
+ * batch's reads cross sorted by begin ({@link org.fdbresolver.pipeline.SortedReads}), its committed
+ * writes combined into sorted, disjoint ranges ({@link org.fdbresolver.pipeline.CombinedWrites}).
  */
 package org.fdbresolver.pipeline;

@@ -12,7 +12,7 @@ import org.fdbresolver.api.Decision;
 import org.fdbresolver.engine.ConflictEngine;
 
 /**
- * The obviously-correct engine: every rule of TRACE.md written out plainly over a sorted map of
+ * The obviously-correct engine: every rule of docs/formats.md written out plainly over a sorted map of
  * disjoint history intervals, each holding the version of the last write that covered it. It is the
  * oracle every other engine is tested against, so it shares no code with them (only the public API)
  * and favours clarity over speed. It has no memory budget: it keeps all history down to the oldest
@@ -129,7 +129,7 @@ public final class ReferenceEngine implements ConflictEngine {
         removeBefore(oldest);
     }
 
-    /** A read conflicts when a history interval written after the snapshot overlaps it (TRACE.md rule 2). */
+    /** A read conflicts when a history interval written after the snapshot overlaps it (docs/formats.md, rule 2). */
     private boolean readConflictsWithHistory(Key begin, Key end, long snapshot) {
         int cmp = begin.compareTo(end);
         if (cmp == 0) {

@@ -1,9 +1,11 @@
 package org.fdbresolver.reference;
 
+import java.util.Set;
 import org.fdbresolver.api.ConflictSetConfig;
 import org.fdbresolver.engine.ConflictEngine;
 import org.fdbresolver.engine.EngineFactory;
 
+/** Makes {@link ReferenceEngine}s, which take no options; registered with {@link java.util.ServiceLoader}. */
 public final class ReferenceEngineFactory implements EngineFactory {
     @Override
     public String name() {
@@ -17,6 +19,7 @@ public final class ReferenceEngineFactory implements EngineFactory {
 
     @Override
     public ConflictEngine create(ConflictSetConfig config) {
+        EngineFactory.checkOptions(config, ReferenceEngine.NAME, Set.of());
         return new ReferenceEngine();
     }
 }

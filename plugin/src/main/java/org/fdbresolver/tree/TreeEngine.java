@@ -1,11 +1,11 @@
 package org.fdbresolver.tree;
 
-import java.util.Map;
 import java.util.Set;
 import org.fdbresolver.api.BatchResult;
 import org.fdbresolver.api.ConflictBatch;
 import org.fdbresolver.api.ConflictSetConfig;
 import org.fdbresolver.engine.ConflictEngine;
+import org.fdbresolver.engine.EngineFactory;
 import org.fdbresolver.pipeline.BatchPipeline;
 
 /**
@@ -13,15 +13,30 @@ import org.fdbresolver.pipeline.BatchPipeline;
  * under the configured memory budget.
  *
  * <p>Options: {@code nodeBytes} (block size of a tree node, default 2048), {@code keyBlockBytes}
- * (size of a key block holding keys longer than 8 bytes, default 65536, raised to fit the longest key).
+ * (size of a key block holding keys longer than 8 bytes, default 65536, raised to fit the longest key),
+ * {@code readPath} ({@code batched}, the default: the batch's sorted reads routed together and leaf
+ * groups interleaved, once the history holds {@code readBatchedFromBytes} (default 16 MiB; 0: always);
+ * or {@code single}: one descent per read), {@code readWays} (leaf groups in flight on the batched path,
+ * default 16) and {@code readTouch} ({@code true}, the default: load the cache line
+ * a group needs next before yielding; {@code false}: interleave only) and {@code writeWays} (writes
+ * whose leaves are loaded ahead together before they are applied, default 16; 0: none).
  */
 public final class TreeEngine implements ConflictEngine {
     public static final String NAME = "tree";
     public static final String NODE_BYTES = "nodeBytes";
     public static final String KEY_BLOCK_BYTES = "keyBlockBytes";
+    public static final String READ_PATH = "readPath";
+    public static final String READ_WAYS = "readWays";
+    public static final String READ_TOUCH = "readTouch";
+    public static final String WRITE_WAYS = "writeWays";
+    public static final String READ_BATCHED_FROM_BYTES = "readBatchedFromBytes";
     public static final int DEFAULT_NODE_BYTES = 2048;
     public static final int DEFAULT_KEY_BLOCK_BYTES = 1 << 16;
-    private static final Set<String> OPTIONS = Set.of(NODE_BYTES, KEY_BLOCK_BYTES);
+    private static final Set<String> OPTIONS = Set.of(NODE_BYTES, KEY_BLOCK_BYTES, READ_PATH, READ_WAYS, READ_TOUCH,
+            READ_BATCHED_FROM_BYTES, WRITE_WAYS);
+    /** Below this budget a large batch's writes may not fit even into an empty history: warned at open. */
+    static final long SMALL_BUDGET_BYTES = 1L << 20;
+    private static final System.Logger LOG = System.getLogger(TreeEngine.class.getName());
 
     private final HistoryTree tree;
     /** Writes of transactions that only the budget made TOO_OLD; usually empty. */
@@ -29,22 +44,74 @@ public final class TreeEngine implements ConflictEngine {
     private final BatchPipeline pipeline;
 
     public TreeEngine(ConflictSetConfig config) {
-        Map<String, String> options = config.options();
-        for (String name : options.keySet()) {
-            if (!OPTIONS.contains(name)) {
-                throw new IllegalArgumentException("unknown option '" + name + "' for engine " + NAME
-                        + " (known: " + NODE_BYTES + ", " + KEY_BLOCK_BYTES + ")");
-            }
-        }
+        EngineFactory.checkOptions(config, NAME, OPTIONS);
         int nodeBytes = intOption(config, NODE_BYTES, DEFAULT_NODE_BYTES);
         int keyBlockBytes = intOption(config, KEY_BLOCK_BYTES, DEFAULT_KEY_BLOCK_BYTES);
+        HistoryTree.ReadPath readPath = switch (config.option(READ_PATH, "batched").trim()) {
+            case "batched" -> HistoryTree.ReadPath.BATCHED;
+            case "single" -> HistoryTree.ReadPath.SINGLE;
+            default -> throw new IllegalArgumentException("engine " + NAME + ": option " + READ_PATH
+                    + " must be 'batched' or 'single': '" + config.option(READ_PATH, "") + "'");
+        };
+        int readWays = intOption(config, READ_WAYS, BatchedReadPath.DEFAULT_WAYS);
+        if (readWays > 1024) {
+            throw new IllegalArgumentException("engine " + NAME + ": option " + READ_WAYS + " must be at most 1024: " + readWays);
+        }
+        long batchedFromBytes = nonNegativeOption(config, READ_BATCHED_FROM_BYTES, BatchedReadPath.DEFAULT_FROM_BYTES);
+        int writeWays = nonNegativeOption(config, WRITE_WAYS, BatchedReadPath.DEFAULT_WAYS);
+        if (writeWays > 1024) {
+            throw new IllegalArgumentException("engine " + NAME + ": option " + WRITE_WAYS + " must be at most 1024: " + writeWays);
+        }
+        boolean readTouch = switch (config.option(READ_TOUCH, "true").trim()) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw new IllegalArgumentException("engine " + NAME + ": option " + READ_TOUCH
+                    + " must be 'true' or 'false': '" + config.option(READ_TOUCH, "") + "'");
+        };
         long budget = config.memoryBudgetBytes();
-        this.tree = new HistoryTree(nodeBytes, keyBlockBytes, budget, config.maxKeyBytes());
+        if (budget < SMALL_BUDGET_BYTES) {
+            LOG.log(System.Logger.Level.WARNING, "memory budget of {0} bytes is below {1}: a batch whose writes do not "
+                    + "fit even with all older history dropped makes the engine forget all history (every older reader "
+                    + "TOO_OLD; counted in stats as forgottenBatches)", budget, SMALL_BUDGET_BYTES);
+        }
+        this.tree = history(() -> new HistoryTree(nodeBytes, keyBlockBytes, budget, config.maxKeyBytes(), readPath,
+                readWays, readTouch, batchedFromBytes, writeWays));
         // The uncertain writes (see BatchPipeline) draw on the same budget: together both stay within it.
-        this.uncertain = new HistoryTree(nodeBytes, keyBlockBytes, budget, config.maxKeyBytes());
+        // They are usually empty and read one by one, by the single path.
+        this.uncertain = history(() -> new HistoryTree(nodeBytes, keyBlockBytes, budget, config.maxKeyBytes(),
+                HistoryTree.ReadPath.SINGLE, 1, false, 0, 0));
         tree.shareBudgetWith(uncertain);
         uncertain.shareBudgetWith(tree);
         this.pipeline = new BatchPipeline(tree, tree, uncertain);
+    }
+
+    /** A history for this configuration; a setting it refuses is reported as this engine's. */
+    private static HistoryTree history(java.util.function.Supplier<HistoryTree> create) {
+        try {
+            return create.get();
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("engine " + NAME + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static int nonNegativeOption(ConflictSetConfig config, String name, int fallback) {
+        return (int) Math.min(Integer.MAX_VALUE, nonNegativeOption(config, name, (long) fallback));
+    }
+
+    private static long nonNegativeOption(ConflictSetConfig config, String name, long fallback) {
+        String v = config.option(name, null);
+        if (v == null) {
+            return fallback;
+        }
+        try {
+            long n = Long.parseLong(v.trim());
+            if (n < 0) {
+                throw new NumberFormatException();
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("engine " + NAME + ": option " + name + " must be a non-negative integer: '" + v + "'");
+        }
     }
 
     private static int intOption(ConflictSetConfig config, String name, int fallback) {
@@ -59,7 +126,7 @@ public final class TreeEngine implements ConflictEngine {
             }
             return n;
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("option " + name + " of engine " + NAME + " must be a positive integer: '" + v + "'");
+            throw new IllegalArgumentException("engine " + NAME + ": option " + name + " must be a positive integer, not '" + v + "'");
         }
     }
 
@@ -83,6 +150,11 @@ public final class TreeEngine implements ConflictEngine {
     @Override
     public long historyBytes() {
         return tree.historyBytes() + uncertain.historyBytes();
+    }
+
+    @Override
+    public long forgottenBatches() {
+        return tree.forgottenBatches() + uncertain.forgottenBatches();
     }
 
     @Override

@@ -1,8 +1,13 @@
 /**
- * The write history as a B+ tree ({@link org.fdbresolver.tree.HistoryTree}): a step function from keys
- * to the latest commit version, nodes as fixed-size blocks in primitive arrays addressed by int handles,
- * keys longer than 8 bytes in packed key blocks ({@code KeyArena}), per-child max versions so reads skip
- * old subtrees, incremental reclamation of expired history and a byte-exact memory budget. Also the
- * {@code tree} engine that puts it behind the batch pipeline. See docs/tree.md.
+ * The write history as a B+ tree ({@link org.fdbresolver.tree.HistoryTree}, the facade): a step function
+ * from keys to the latest commit version, one file per role — node storage and byte accounting
+ * ({@code NodeStore}: fixed-size blocks in primitive arrays addressed by int handles), key layout
+ * ({@code KeyLayout}, {@code KeyRefs}, {@code KeyArena}: a shared prefix, inline longs, packed key blocks),
+ * searches and the two read paths ({@code TreeSearch}, {@code BatchRouter}, {@code SingleReadPath},
+ * {@code BatchedReadPath}: one descent per read, or the batch's sorted reads routed together with their
+ * memory accesses overlapped), write application ({@code BatchWriter}: a batch's writes in one run per
+ * leaf; {@code TreeWriter}: single writes and splits), reclamation and the budget ({@code Reclaimer},
+ * {@code MemoryBudget}, {@code VersionWindow}).
+ * Also the {@code tree} engine that puts it behind the batch pipeline. See docs/tree.md.
  */
 package org.fdbresolver.tree;

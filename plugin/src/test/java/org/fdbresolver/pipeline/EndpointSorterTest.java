@@ -18,6 +18,136 @@ class EndpointSorterTest {
     private static final byte[] ALPHABET = {0x00, 0x01, 'a', (byte) 0x7F, (byte) 0xFF};
     private static final int SEEDS = Integer.getInteger("tree.seeds", 12) * 20;
 
+    /**
+     * The common prefix the sorter should skip: the bytes of the first 8 on which every key agrees when
+     * zero-padded to 8, if some key has bytes past its 8th (other than a point end's 0x00); when they
+     * agree on all 8 and every key is that long, the true common prefix.
+     */
+    private static int expectedCommonPrefix(List<byte[]> keys) {
+        if (keys.size() < 2) {
+            return 0;
+        }
+        boolean longTails = false;
+        for (byte[] k : keys) {
+            longTails |= k.length > 9 || k.length == 9 && k[8] != 0;
+        }
+        int padded = 8;
+        int minLength = Integer.MAX_VALUE;
+        byte[] first = Arrays.copyOf(keys.get(0), 8);
+        for (byte[] k : keys) {
+            int m = Arrays.mismatch(first, Arrays.copyOf(k, 8));
+            padded = Math.min(padded, m < 0 ? 8 : m);
+            minLength = Math.min(minLength, k.length);
+        }
+        if (padded < 8) {
+            return longTails ? padded : 0;
+        }
+        if (minLength < 8) {
+            return 0;
+        }
+        int common = keys.get(0).length;
+        for (byte[] k : keys) {
+            int m = Arrays.mismatch(keys.get(0), k);
+            common = Math.min(common, m < 0 ? k.length : m);
+        }
+        return common;
+    }
+
+    /** Keys that all begin with zeros, as 12-byte ASCII decimal keys do, and then differ in a few bits. */
+    @Test
+    void ranksFollowUnsignedByteOrderForDecimalKeys() {
+        EndpointSorter sorter = new EndpointSorter();
+        for (int seed = 0; seed < SEEDS; seed++) {
+            SplittableRandom rnd = new SplittableRandom(seed);
+            int n = 1 + rnd.nextInt(3000);
+            List<byte[]> keys = new ArrayList<>();
+            long range = rnd.nextBoolean() ? 10_000_000L : 1L + rnd.nextInt(1000);
+            for (int i = 0; i < n; i++) {
+                String digits = String.format("%012d", rnd.nextLong(range));
+                byte[] k = digits.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+                keys.add(rnd.nextInt(4) == 0 ? Arrays.copyOf(k, k.length + 1) : k); // [k, k\0) ends
+            }
+            check(sorter, keys, "decimal seed " + seed);
+        }
+    }
+
+    /**
+     * Keys of random bytes (all 64 bits of the sort key vary, so the radix sort runs instead of the packed
+     * one), of 0–12 bytes, some repeated, some prefixes of others.
+     */
+    @Test
+    void ranksFollowUnsignedByteOrderForRandomKeys() {
+        EndpointSorter sorter = new EndpointSorter();
+        for (int seed = 0; seed < SEEDS; seed++) {
+            SplittableRandom rnd = new SplittableRandom(seed);
+            int n = 2 + rnd.nextInt(2000);
+            List<byte[]> keys = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                if (i > 0 && rnd.nextInt(10) == 0) {
+                    byte[] other = keys.get(rnd.nextInt(i));
+                    keys.add(Arrays.copyOf(other, rnd.nextInt(other.length + 1)));
+                    continue;
+                }
+                byte[] k = new byte[rnd.nextInt(13)];
+                for (int j = 0; j < k.length; j++) {
+                    k[j] = (byte) rnd.nextInt(256);
+                }
+                keys.add(k);
+            }
+            check(sorter, keys, "random seed " + seed);
+        }
+    }
+
+    /**
+     * Keys of at most 8 bytes and point ends {@code k\0} of them (sorted by their 8 padded bytes, then
+     * length: no equal sort keys left to order by bytes), over a small alphabet heavy in 0x00, so that
+     * keys that are prefixes of each other with zeros after them are frequent.
+     */
+    @Test
+    void ranksFollowUnsignedByteOrderForShortKeysAndPointEnds() {
+        EndpointSorter sorter = new EndpointSorter();
+        for (int seed = 0; seed < SEEDS; seed++) {
+            SplittableRandom rnd = new SplittableRandom(seed);
+            int n = 2 + rnd.nextInt(rnd.nextBoolean() ? 30 : 6000);
+            List<byte[]> keys = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                byte[] k = new byte[rnd.nextInt(9)];
+                for (int j = 0; j < k.length; j++) {
+                    k[j] = rnd.nextInt(3) == 0 ? 0 : ALPHABET[rnd.nextInt(ALPHABET.length)];
+                }
+                keys.add(k.length == 8 && rnd.nextBoolean() ? Arrays.copyOf(k, 9) : k);
+            }
+            check(sorter, keys, "short seed " + seed);
+        }
+    }
+
+    private static void check(EndpointSorter sorter, List<byte[]> keys, String where) {
+        int n = keys.size();
+        ByteArrayOutputStream region = new ByteArrayOutputStream();
+        int[] off = new int[n];
+        for (int i = 0; i < n; i++) {
+            off[i] = region.size();
+            region.writeBytes(keys.get(i));
+        }
+        sorter.reset(region.toByteArray());
+        int[] id = new int[n];
+        for (int i = 0; i < n; i++) {
+            id[i] = sorter.add(off[i], keys.get(i).length);
+        }
+        sorter.sort();
+        assertEquals(expectedCommonPrefix(keys), sorter.commonPrefixLength(), where + ": common prefix");
+        List<byte[]> distinct = new ArrayList<>(new java.util.TreeSet<byte[]>(Arrays::compareUnsigned) {
+            {
+                addAll(keys);
+            }
+        });
+        assertEquals(distinct.size(), sorter.distinctCount(), where + ": distinct keys");
+        for (int i = 0; i < n; i++) {
+            int expected = java.util.Collections.binarySearch(distinct, keys.get(i), Arrays::compareUnsigned);
+            assertEquals(expected, sorter.rank(id[i]), where + ": rank of key " + i);
+        }
+    }
+
     @Test
     void ranksFollowUnsignedByteOrderWithSharedPrefixes() {
         EndpointSorter sorter = new EndpointSorter();
@@ -55,12 +185,7 @@ class EndpointSorterTest {
             }
             sorter.sort();
             String where = "seed " + seed;
-            int common = keys.get(0).length;
-            for (byte[] k : keys) {
-                int m = Arrays.mismatch(keys.get(0), k);
-                common = Math.min(common, m < 0 ? k.length : m);
-            }
-            assertEquals(n > 1 && common >= 8 ? common : 0, sorter.commonPrefixLength(), where + ": common prefix");
+            assertEquals(expectedCommonPrefix(keys), sorter.commonPrefixLength(), where + ": common prefix");
             List<byte[]> distinct = new ArrayList<>(keys);
             distinct.sort(Arrays::compareUnsigned);
             distinct.removeIf(new java.util.function.Predicate<>() {

@@ -3,6 +3,7 @@ package org.fdbresolver.reference;
 import static java.nio.charset.StandardCharsets.US_ASCII;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import org.fdbresolver.api.BatchResult;
 import org.fdbresolver.api.ConflictBatch;
@@ -12,7 +13,7 @@ import org.fdbresolver.api.Decision;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Each rule of TRACE.md, one small scenario at a time. */
+/** Each rule of docs/formats.md, one small scenario at a time. */
 class ReferenceEngineTest {
     private ConflictSet cs;
     private ConflictBatch batch;
@@ -21,6 +22,14 @@ class ReferenceEngineTest {
     void open() {
         cs = ConflictSet.open(ConflictSetConfig.builder().engine("reference").build());
         batch = cs.newBatch();
+    }
+
+    @Test
+    void refusesEveryOption() {
+        // the reference has no tuning: an option meant for another engine must not pass silently
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ConflictSet.open(
+                ConflictSetConfig.builder().engine("reference").option("nodeBytes", "256").build()));
+        assertEquals("engine reference: unknown option 'nodeBytes' (it takes none)", e.getMessage());
     }
 
     private static byte[] k(String s) {

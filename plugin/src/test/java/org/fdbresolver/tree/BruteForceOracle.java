@@ -5,7 +5,7 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * TRACE.md's rules written as plainly as possible: the history is a list of (begin, end, version)
+ * The rules of docs/formats.md written as plainly as possible: the history is a list of (begin, end, version)
  * writes, every read is checked against every write. Optionally applies an engine's retained boundary
  * to the too-old rule, so that a budgeted engine can be compared transaction by transaction.
  */

@@ -28,16 +28,16 @@ class TreeBudgetTest {
     @Test
     void longTraceUnderTinyBudget() {
         for (long seed = 1; seed <= 4; seed++) {
-            run(seed, 128, 8 * 1024, 700);
+            run(seed, 128, 3 * 1024, 700);
         }
-        run(9, 512, 20 * 1024, 500);
+        run(9, 512, 8 * 1024, 500);
     }
 
     /** The same with keys that share a 12-byte prefix, rare outliers shortening it, and clears resetting it. */
     @Test
     void longTraceUnderTinyBudgetWithSharedPrefixes() {
         for (long seed = 20; seed <= 22; seed++) {
-            run(seed, 128, 12 * 1024, 500, 12);
+            run(seed, 128, 4 * 1024, 500, 12);
         }
     }
 

@@ -88,11 +88,28 @@ class TreeEngineDifferentialTest {
         run(seed, nodeBytes, batches, maxShortLen, longKeys, window, (gen, b) -> { }, history -> { });
     }
 
+    /**
+     * Runs the trace of {@code seed} against both read paths: one descent per read, and the batched path
+     * with a number of groups in flight and touching chosen by the seed (1, 2, 5 or 16 ways); the writes
+     * loaded ahead 0, 3 or 16 at a time.
+     */
     static void run(long seed, int nodeBytes, int batches, int maxShortLen, double longKeys, int window,
                     java.util.function.ObjIntConsumer<RandomTraces> beforeBatch,
                     java.util.function.Consumer<HistoryTree> afterBatch) {
-        ConflictSetConfig treeConfig = ConflictSetConfig.builder().engine("tree")
-                .option("nodeBytes", Integer.toString(nodeBytes)).option("keyBlockBytes", "256").build();
+        int[] ways = {1, 2, 5, 16};
+        for (String readPath : List.of("single", "batched")) {
+            ConflictSetConfig treeConfig = ConflictSetConfig.builder().engine("tree")
+                    .option("nodeBytes", Integer.toString(nodeBytes)).option("keyBlockBytes", "256")
+                    .option("readPath", readPath).option("readBatchedFromBytes", "0").option("readWays", Integer.toString(ways[(int) (seed % ways.length)]))
+                    .option("readTouch", Boolean.toString(seed % 2 == 0))
+                    .option("writeWays", Integer.toString(new int[] {0, 3, 16}[(int) (seed % 3)])).build();
+            run(seed, treeConfig, batches, maxShortLen, longKeys, window, beforeBatch, afterBatch);
+        }
+    }
+
+    private static void run(long seed, ConflictSetConfig treeConfig, int batches, int maxShortLen, double longKeys,
+                            int window, java.util.function.ObjIntConsumer<RandomTraces> beforeBatch,
+                            java.util.function.Consumer<HistoryTree> afterBatch) {
         try (ConflictSet tree = ConflictSet.open(treeConfig);
              ConflictSet reference = ConflictSet.open(ConflictSetConfig.builder().engine("reference").build())) {
             HistoryTree history = ((TreeEngine) tree.engine()).tree();
@@ -109,7 +126,7 @@ class TreeEngineDifferentialTest {
                 }
                 beforeBatch.accept(gen, b);
                 List<Tx> txs = gen.batch(now, oldest, 12);
-                String where = "seed " + seed + " batch " + b + " (version " + now + ")";
+                String where = "seed " + seed + " " + treeConfig.options() + " batch " + b + " (version " + now + ")";
                 long retained = history.retainedVersion();
                 RandomTraces.fill(tb, txs);
                 RandomTraces.fill(rb, txs);

@@ -38,6 +38,7 @@ import org.openjdk.jmh.annotations.Warmup;
  *
  * <pre>
  * java -cp "fdb-harness/target/classes:plugin/target/classes:fdb-harness/target/lib/*" org.openjdk.jmh.Main WorkloadBench -prof gc
+ * java -cp ... org.openjdk.jmh.Main WorkloadBench.resolve -p readPath=batched,single -prof gc
  * </pre>
  */
 @State(Scope.Thread)
@@ -53,6 +54,10 @@ public class WorkloadBench {
 
     @Param({"tree"})
     public String engine;
+
+    /** Engine {@code tree}'s read path ({@code batched} or {@code single}); ignored by other engines. */
+    @Param({"batched"})
+    public String readPath;
 
     /** Batches generated and cycled through. */
     @Param({"200"})
@@ -78,7 +83,11 @@ public class WorkloadBench {
         Batch last = stored.getLast();
         long step = stored.size() > 1 ? stored.get(1).getVersion() - first.getVersion() : 1;
         cycleSpan = last.getVersion() - first.getVersion() + Math.max(1, step);
-        conflictEngine = Engines.create(ConflictSetConfig.builder().engine(engine).memoryBudgetBytes(4L << 30).build());
+        ConflictSetConfig.Builder config = ConflictSetConfig.builder().engine(engine).memoryBudgetBytes(4L << 30);
+        if (engine.equals("tree")) {
+            config.option("readPath", readPath).option("readBatchedFromBytes", "0");
+        }
+        conflictEngine = Engines.create(config.build());
     }
 
     @TearDown

@@ -2,7 +2,6 @@ package org.fdbresolver.harness.cli;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Locale;
 import org.fdbresolver.api.BatchResult;
 import org.fdbresolver.api.ConflictSet;
@@ -11,44 +10,27 @@ import org.fdbresolver.api.Phase;
 import org.fdbresolver.harness.trace.DecisionHasher;
 import org.fdbresolver.harness.trace.Hashes;
 import org.fdbresolver.harness.trace.LoadedTrace;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 /**
- * {@code bench TRACE --engine NAME}: loads the whole trace first (untimed), resolves the warm-up batches
+ * {@code bench TRACE [--engine NAME]}: loads the whole trace first (untimed), resolves the warm-up batches
  * untimed, then times the engine alone over the rest. Prints the same lines for every engine.
  */
-final class BenchCommand extends Command {
-    static final Option WARMUP = Option.value("warmup", "N",
-            "batches resolved before timing starts, untimed (default: a tenth of the trace, at most 1000)");
+@Command(name = "bench", description = "Time one engine on a trace loaded in memory; print throughput and time per phase.")
+final class BenchCommand extends Subcommand {
+    @Parameters(paramLabel = "TRACE", description = "the trace to time (plain or gzip)")
+    Path tracePath;
 
-    @Override
-    String name() {
-        return "bench";
-    }
+    @Mixin
+    EngineOptions engine;
 
-    @Override
-    String summary() {
-        return "Time one engine on a trace loaded in memory; print throughput and time per phase.";
-    }
-
-    @Override
-    String synopsis() {
-        return "bench TRACE --engine NAME [--warmup N] [--budget BYTES] [--engine-option NAME=VALUE]";
-    }
-
-    @Override
-    List<Option> options() {
-        return List.of(EngineOptions.ENGINE, WARMUP, EngineOptions.BUDGET, EngineOptions.ENGINE_OPTION);
-    }
-
-    @Override
-    int minPositionals() {
-        return 1;
-    }
-
-    @Override
-    int maxPositionals() {
-        return 1;
-    }
+    @Option(names = "--warmup", paramLabel = "N", order = 20, converter = CountConverter.class,
+            description = "batches resolved before timing starts, untimed; fewer than the trace has "
+                    + "(default: a tenth of the trace, at most 1000)")
+    Long warmupBatches;
 
     @Override
     String details() {
@@ -68,10 +50,8 @@ final class BenchCommand extends Command {
     }
 
     @Override
-    int run(Args args, CommandContext context) throws Exception {
-        Path tracePath = Path.of(args.positionals().getFirst());
-        String engine = args.required(EngineOptions.ENGINE.name(), name());
-        var config = EngineOptions.config(args, engine);
+    int run(CommandContext context) throws Exception {
+        var config = engine.config();
         EngineOptions.open(config).close(); // an unknown engine fails before the load, not after
 
         long size = Files.size(tracePath);
@@ -81,7 +61,14 @@ final class BenchCommand extends Command {
             trace = LoadedTrace.load(tracePath, read -> progress.update(read, ++loaded[0], 0));
         }
         int batches = trace.batchCount();
-        long warmup = Math.min(batches, args.nonNegative(WARMUP.name(), Math.min(batches / 10, 1000)));
+        if (batches == 0) {
+            throw new UsageException(tracePath + ": the trace has no batches, nothing to time");
+        }
+        long warmup = warmupBatches != null ? warmupBatches : Math.min(batches / 10, 1000);
+        if (warmup >= batches) {
+            throw new UsageException("--warmup " + warmup + " leaves nothing to time: " + tracePath + " has " + batches
+                    + " batches (use --warmup " + (batches - 1) + " or less)");
+        }
         int timedFrom = (int) warmup;
 
         DecisionHasher hasher = new DecisionHasher();

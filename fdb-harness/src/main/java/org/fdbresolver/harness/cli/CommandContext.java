@@ -1,13 +1,20 @@
 package org.fdbresolver.harness.cli;
 
 import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 
-/** What a command writes to: results on {@code out}, progress on {@code err} (when enabled). */
+/**
+ * What a command writes to: results on {@code out}, progress on {@code err} (when enabled). Result lines are
+ * held until the command returns and printed only then: a command that fails prints its one error line and
+ * nothing on stdout, however far it got.
+ */
 final class CommandContext {
     private final PrintStream out;
     private final PrintStream err;
     private final boolean progressEnabled;
+    private final List<String> results = new ArrayList<>();
 
     CommandContext(PrintStream out, PrintStream err, boolean progressEnabled) {
         this.out = out;
@@ -23,9 +30,18 @@ final class CommandContext {
         return err;
     }
 
-    /** Prints one result line, {@code name: value}. */
+    /** Adds one result line, {@code name: value}, printed when the command returns. */
     void line(String name, Object value) {
-        out.println(name + ": " + value);
+        results.add(name + ": " + value);
+    }
+
+    /** Prints the result lines of a command that returned (rather than threw). */
+    void printResults() {
+        for (String line : results) {
+            out.println(line);
+        }
+        results.clear();
+        out.flush();
     }
 
     /** A progress display for work that may take a while; silent unless stderr is a terminal. */

@@ -5,42 +5,20 @@ import java.util.List;
 import org.fdbresolver.api.Decision;
 import org.fdbresolver.harness.trace.DecisionReader;
 import org.fdbresolver.trace.v1.BatchDecisions;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
 
 /**
  * {@code diff A B}: compares two decision files batch by batch and names the first difference (decision and
  * conflicting-reads entry), with counts. Both files are streamed side by side.
  */
-final class DiffCommand extends Command {
+@Command(name = "diff", description = "Compare two decision files; name the first differing transaction. Exit 1 if they differ.")
+final class DiffCommand extends Subcommand {
+    @Parameters(index = "0", paramLabel = "A", description = "a decision file")
+    Path a;
 
-    @Override
-    String name() {
-        return "diff";
-    }
-
-    @Override
-    String summary() {
-        return "Compare two decision files; name the first differing transaction. Exit 1 if they differ.";
-    }
-
-    @Override
-    String synopsis() {
-        return "diff A.decisions B.decisions";
-    }
-
-    @Override
-    List<Option> options() {
-        return List.of();
-    }
-
-    @Override
-    int minPositionals() {
-        return 2;
-    }
-
-    @Override
-    int maxPositionals() {
-        return 2;
-    }
+    @Parameters(index = "1", paramLabel = "B", description = "the decision file to compare it with")
+    Path b;
 
     @Override
     String details() {
@@ -56,9 +34,7 @@ final class DiffCommand extends Command {
     }
 
     @Override
-    int run(Args args, CommandContext context) throws Exception {
-        Path a = Path.of(args.positionals().get(0));
-        Path b = Path.of(args.positionals().get(1));
+    int run(CommandContext context) throws Exception {
         Tally tally = new Tally();
         try (DecisionReader ra = DecisionReader.open(a); DecisionReader rb = DecisionReader.open(b)) {
             context.line("a-engine", ra.header().getEngine());

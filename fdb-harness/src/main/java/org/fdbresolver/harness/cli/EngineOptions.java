@@ -1,41 +1,40 @@
 package org.fdbresolver.harness.cli;
 
+import java.util.LinkedHashMap;
 import java.util.Map;
 import org.fdbresolver.api.ConflictSet;
 import org.fdbresolver.api.ConflictSetConfig;
 import org.fdbresolver.engine.EngineFactory;
 import org.fdbresolver.engine.Engines;
+import picocli.CommandLine.Option;
 
-/** The options that choose and configure an engine, shared by resolve, bench and demo. */
+/** The options that choose and configure an engine, shared by resolve, bench and demo (a picocli mixin). */
 final class EngineOptions {
-    static final Option ENGINE = Option.value("engine", "NAME", "the engine that decides (see engines below)");
-    static final Option BUDGET = Option.value("budget", "BYTES",
-            "history memory budget: a byte count or 512m, 2g, ... (default 1g)");
-    static final Option ENGINE_OPTION = Option.value("engine-option", "NAME=VALUE",
-            "an engine-specific setting, repeatable (see docs/configuration.md)");
-
-    /** The engine the demo prefers to show off. */
-    static final String PREFERRED = "tree";
     static final String REFERENCE = "reference";
 
-    private EngineOptions() {
-    }
+    @Option(names = "--engine", paramLabel = "NAME", order = 10, defaultValue = ConflictSetConfig.DEFAULT_ENGINE,
+            description = "the engine that decides (default ${DEFAULT-VALUE}; engines are listed below)")
+    String engine;
 
-    static ConflictSetConfig config(Args args, String engine) {
-        ConflictSetConfig.Builder b = ConflictSetConfig.builder()
-                .engine(engine)
-                .memoryBudgetBytes(args.bytesValue(BUDGET.name(), ConflictSetConfig.DEFAULT_MEMORY_BUDGET_BYTES));
-        for (String setting : args.values(ENGINE_OPTION.name())) {
-            int eq = setting.indexOf('=');
-            if (eq <= 0) {
-                throw new UsageException("--engine-option wants NAME=VALUE, not '" + setting + "'");
-            }
-            b.option(setting.substring(0, eq), setting.substring(eq + 1));
-        }
+    @Option(names = "--budget", paramLabel = "BYTES", order = 11, converter = SizeConverter.class, defaultValue = "1g",
+            description = "history memory budget: a byte count or 512m, 2g, 64KiB, ... (default ${DEFAULT-VALUE})")
+    long budgetBytes;
+
+    @Option(names = "--engine-option", paramLabel = "NAME=VALUE", order = 12,
+            description = "an engine-specific setting, repeatable (see docs/configuration.md)")
+    Map<String, String> settings = new LinkedHashMap<>();
+
+    /** The chosen engine with the budget and settings given. */
+    ConflictSetConfig config() {
+        ConflictSetConfig.Builder b = ConflictSetConfig.builder().engine(engine).memoryBudgetBytes(budgetBytes);
+        settings.forEach(b::option);
         return b.build();
     }
 
-    /** Opens a conflict set; an unknown engine or a bad setting is a usage error. */
+    /**
+     * Opens a conflict set; an unknown engine or a setting the engine refuses is a usage error. Engines name
+     * themselves in their messages ({@code engine tree: unknown option 'foo' ...}), so the message is kept as is.
+     */
     static ConflictSet open(ConflictSetConfig config) {
         if (!Engines.all().containsKey(config.engine())) {
             throw new UsageException("unknown engine '" + config.engine() + "' (engines: " + known() + ")");
@@ -43,22 +42,8 @@ final class EngineOptions {
         try {
             return ConflictSet.open(config);
         } catch (IllegalArgumentException e) {
-            throw new UsageException("engine " + config.engine() + ": " + e.getMessage(), e);
+            throw new UsageException(e.getMessage(), e);
         }
-    }
-
-    /** {@code tree} if registered, else the first engine that is not the reference, else the reference. */
-    static String best() {
-        Map<String, EngineFactory> all = Engines.all();
-        if (all.containsKey(PREFERRED)) {
-            return PREFERRED;
-        }
-        for (String name : all.keySet()) {
-            if (!name.equals(REFERENCE)) {
-                return name;
-            }
-        }
-        return REFERENCE;
     }
 
     static String known() {

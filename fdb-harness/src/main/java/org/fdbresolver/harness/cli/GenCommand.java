@@ -2,11 +2,13 @@ package org.fdbresolver.harness.cli;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import org.fdbresolver.harness.trace.Hashes;
 import org.fdbresolver.harness.trace.TraceWriter;
 import org.fdbresolver.harness.workload.Workload;
@@ -15,47 +17,57 @@ import org.fdbresolver.harness.workload.WorkloadOption;
 import org.fdbresolver.harness.workload.WorkloadParams;
 import org.fdbresolver.harness.workload.Workloads;
 import org.fdbresolver.trace.v1.Batch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
-/** {@code gen WORKLOAD --out FILE}: runs a workload generator into a trace file. */
-final class GenCommand extends Command {
-    static final Option OUT = Option.value("out", "FILE", "the trace to write (gzip if it ends in .gz)");
-    static final Option SEED = Option.value("seed", "N", "generator seed (default: the workload's)");
-    static final Option BATCHES = Option.value("batches", "N", "number of batches (default: the workload's)");
-    private static final Set<String> OWN = Set.of("out", "seed", "batches", "verbose", "help");
+/**
+ * {@code gen WORKLOAD --out FILE}: runs a workload generator into a trace file. The workloads' own options
+ * ({@code --window 50000}) are declared from the workload registry at run time, so picocli parses them like
+ * any other option; the chosen workload then refuses the ones it does not take.
+ */
+@Command(name = "gen", description = "Generate a trace with a workload generator; the workload's own options are listed below.")
+final class GenCommand extends Subcommand {
+    /** Names the workloads may not use for their own options: they belong to gen. */
+    private static final Set<String> RESERVED = Set.of("out", "seed", "batches", "verbose", "help");
 
-    @Override
-    String name() {
-        return "gen";
-    }
+    @Parameters(paramLabel = "WORKLOAD", description = "the workload generator (listed below)")
+    String workload;
 
-    @Override
-    String summary() {
-        return "Generate a trace with a workload generator; other --name VALUE options go to the workload.";
-    }
+    @Option(names = "--out", paramLabel = "FILE", required = true, order = 1,
+            description = "the trace to write (gzip if it ends in .gz)")
+    Path out;
 
-    @Override
-    String synopsis() {
-        return "gen WORKLOAD --out FILE [--seed N] [--batches N] [--OPTION VALUE ...]";
-    }
+    @Option(names = "--seed", paramLabel = "N", order = 2, converter = SeedConverter.class,
+            description = "generator seed, " + SeedConverter.RANGE + " (default: the workload's)")
+    Long seed;
 
-    @Override
-    List<Option> options() {
-        return List.of(OUT, SEED, BATCHES);
-    }
+    @Option(names = "--batches", paramLabel = "N", order = 3, converter = CountConverter.class,
+            description = "number of batches (default: the workload's)")
+    Long batches;
 
-    @Override
-    int minPositionals() {
-        return 1;
-    }
-
-    @Override
-    int maxPositionals() {
-        return 1;
-    }
+    /** The options declared for the workloads, by name without dashes; a value once given on the command line. */
+    private final List<OptionSpec> workloadOptions = new ArrayList<>();
 
     @Override
-    boolean passesUnknownOptions() {
-        return true;
+    void describe(CommandSpec spec) {
+        super.describe(spec);
+        Set<String> names = new TreeSet<>();
+        for (WorkloadFactory f : Workloads.all().values()) {
+            for (WorkloadOption o : f.options()) {
+                if (!RESERVED.contains(o.name())) {
+                    names.add(o.name());
+                }
+            }
+        }
+        for (String name : names) {
+            // Hidden from the option list: the footer lists them per workload, with each workload's default.
+            OptionSpec option = OptionSpec.builder("--" + name).paramLabel("VALUE").type(String.class).hidden(true).build();
+            spec.addOption(option);
+            workloadOptions.add(option);
+        }
     }
 
     @Override
@@ -83,35 +95,34 @@ final class GenCommand extends Command {
     }
 
     @Override
-    int run(Args args, CommandContext context) throws Exception {
-        String name = args.positionals().getFirst();
-        Path out = Path.of(args.required(OUT.name(), name()));
-        OptionalLong seed = args.has(SEED.name()) ? OptionalLong.of(args.longValue(SEED.name(), 0)) : OptionalLong.empty();
-        OptionalLong batches = args.has(BATCHES.name())
-                ? OptionalLong.of(args.nonNegative(BATCHES.name(), 0)) : OptionalLong.empty();
+    int run(CommandContext context) throws Exception {
         Map<String, String> options = new TreeMap<>();
-        for (String option : args.optionNames()) {
-            if (!OWN.contains(option)) {
-                options.put(option, args.value(option));
+        for (OptionSpec o : workloadOptions) {
+            if (o.getValue() != null) {
+                options.put(o.longestName().substring(2), o.getValue());
             }
         }
-
-        Generated g = generate(name, new WorkloadParams(seed, batches, options), out, context);
+        WorkloadParams params = new WorkloadParams(optional(seed), optional(batches), options);
+        Generated g = generate(workload, params, out, context);
         context.line("trace", out);
         context.line("workload", g.workload());
         context.line("seed", Long.toUnsignedString(g.seed()));
         context.line("batches", g.batches());
         context.line("transactions", g.transactions());
-        context.line("offered-hash", Hashes.hex(Hashes.sha256(out)));
+        context.line("offered-hash", g.offeredHash());
         context.line("seconds", CommandContext.seconds(g.nanos()));
         return ExitCodes.OK;
     }
 
-    /** What a generator run wrote. */
-    record Generated(String workload, long seed, long batches, long transactions, long nanos) {
+    static OptionalLong optional(Long value) {
+        return value == null ? OptionalLong.empty() : OptionalLong.of(value);
     }
 
-    /** Runs workload {@code name} into {@code out} (renamed into place only when complete). */
+    /** What a generator run wrote. */
+    record Generated(String workload, long seed, long batches, long transactions, String offeredHash, long nanos) {
+    }
+
+    /** Runs workload {@code name} into {@code out} (renamed into place only when complete, see TraceWriter). */
     static Generated generate(String name, WorkloadParams params, Path out, CommandContext context) throws IOException {
         Workload workload;
         try {
@@ -122,6 +133,7 @@ final class GenCommand extends Command {
         long start = System.nanoTime();
         long transactions = 0;
         long written;
+        String offeredHash;
         try (TraceWriter writer = TraceWriter.create(out, workload.header());
              Progress progress = context.progress("gen " + name, workload.batchCount(), "batches")) {
             for (Batch b; (b = nextBatch(workload, writer)) != null; ) {
@@ -131,9 +143,11 @@ final class GenCommand extends Command {
             }
             written = writer.batchesWritten();
             writer.commit();
+            // hashed while writing: a FIFO or device cannot be read back
+            offeredHash = Hashes.hex(writer.offeredSha256());
         }
         return new Generated(workload.header().getWorkload(), workload.header().getSeed(), written, transactions,
-                System.nanoTime() - start);
+                offeredHash, System.nanoTime() - start);
     }
 
     /** A generator that rejects its parameters late (while generating) is still a usage error. */

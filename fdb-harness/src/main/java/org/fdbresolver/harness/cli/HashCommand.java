@@ -1,44 +1,18 @@
 package org.fdbresolver.harness.cli;
 
 import java.nio.file.Path;
-import java.util.List;
 import org.fdbresolver.harness.trace.DecisionHasher;
 import org.fdbresolver.harness.trace.DecisionReader;
 import org.fdbresolver.harness.trace.Hashes;
 import org.fdbresolver.trace.v1.BatchDecisions;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
 
 /** {@code hash DECISIONS}: the decision and conflicting-keys hashes of a decision file, and its counts. */
-final class HashCommand extends Command {
-
-    @Override
-    String name() {
-        return "hash";
-    }
-
-    @Override
-    String summary() {
-        return "Print the decision hash, conflicting-keys hash and counts of a decision file.";
-    }
-
-    @Override
-    String synopsis() {
-        return "hash DECISIONS";
-    }
-
-    @Override
-    List<Option> options() {
-        return List.of();
-    }
-
-    @Override
-    int minPositionals() {
-        return 1;
-    }
-
-    @Override
-    int maxPositionals() {
-        return 1;
-    }
+@Command(name = "hash", description = "Print the decision hash, conflicting-keys hash and counts of a decision file.")
+final class HashCommand extends Subcommand {
+    @Parameters(paramLabel = "DECISIONS", description = "the decision file (plain or gzip)")
+    Path file;
 
     @Override
     String details() {
@@ -50,8 +24,7 @@ final class HashCommand extends Command {
     }
 
     @Override
-    int run(Args args, CommandContext context) throws Exception {
-        Path file = Path.of(args.positionals().getFirst());
+    int run(CommandContext context) throws Exception {
         DecisionHasher h = new DecisionHasher();
         try (DecisionReader reader = DecisionReader.open(file)) {
             for (BatchDecisions d; (d = reader.next()) != null; ) {

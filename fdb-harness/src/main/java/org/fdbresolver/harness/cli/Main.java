@@ -2,32 +2,64 @@ package org.fdbresolver.harness.cli;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
+import java.util.Locale;
+import java.util.concurrent.Callable;
 import org.fdbresolver.api.InvalidBatchException;
 import org.fdbresolver.harness.trace.TraceFormatException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.HelpCommand;
+import picocli.CommandLine.IHelpSectionRenderer;
+import picocli.CommandLine.Model.UsageMessageSpec;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
- * {@code fdbresolver COMMAND [options]}: finds the command, parses its options, runs it, and turns every
- * failure into one {@code error:} line and an exit code ({@link ExitCodes}). {@link #run} returns the exit
- * code; only {@link #main} exits.
+ * {@code fdbresolver COMMAND [options]}: picocli parses the command line into one {@link Subcommand} and runs
+ * it; every failure becomes one {@code error:} line on stderr and an exit code ({@link ExitCodes}). {@link #run}
+ * returns the exit code; only {@link #main} exits.
  */
 public final class Main {
     /** System property: {@code true}/{@code false} forces the progress bar on or off (the script sets it from isatty). */
     public static final String PROGRESS_PROPERTY = "fdbresolver.progress";
+    private static final int HELP_WIDTH = 100;
 
-    private final Map<String, Command> commands = new LinkedHashMap<>();
+    private Main() {
+    }
 
-    Main() {
-        for (Command c : List.of(new GenCommand(), new ResolveCommand(), new HashCommand(), new DiffCommand(),
-                new BenchCommand(), new DemoCommand())) {
-            commands.put(c.name(), c);
+    /** The top of the command tree: lists the subcommands; with none given, a usage error. */
+    @Command(name = "fdbresolver",
+            subcommands = {GenCommand.class, ResolveCommand.class, HashCommand.class, DiffCommand.class,
+                    BenchCommand.class, DemoCommand.class, RetentionCommand.class, HelpCommand.class},
+            description = "A conflict-detection engine (resolver) for FoundationDB, and its tools.")
+    static final class Root implements Callable<Integer> {
+        static final String FOOTER = """
+                Results are printed as 'name: value' lines. Exit status: 0 success, 1 a comparison found
+                differences, 2 bad usage or bad input (also a file that cannot be read or written),
+                3 an internal error or out of memory. See docs/cli.md.
+                """;
+
+        @Spec
+        CommandSpec spec;
+
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help and exit")
+        boolean help;
+
+        @Override
+        public Integer call() {
+            throw new ParameterException(spec.commandLine(), "no command given");
         }
     }
 
@@ -39,7 +71,72 @@ public final class Main {
 
     /** Runs one command line; results go to {@code out}, errors and progress to {@code err}. */
     public static int run(PrintStream out, PrintStream err, boolean progress, String... args) {
-        return new Main().execute(out, err, progress, Arrays.asList(args));
+        boolean verbose = Arrays.asList(args).contains("--verbose");
+        PrintWriter outWriter = new PrintWriter(out, true, StandardCharsets.UTF_8);
+        PrintWriter errWriter = new PrintWriter(err, true, StandardCharsets.UTF_8);
+        try {
+            CommandLine commandLine = commandLine(new CommandContext(out, err, progress));
+            commandLine.setOut(outWriter);
+            commandLine.setErr(errWriter);
+            commandLine.setParameterExceptionHandler((e, given) -> fail(err, verbose, e, usageMessage(e), ExitCodes.USAGE));
+            commandLine.setExecutionExceptionHandler((e, command, parsed) -> failure(err, verbose, e));
+            return commandLine.execute(args);
+        } catch (OutOfMemoryError e) {
+            return fail(err, verbose, e, "out of memory (give the JVM more with FDBRESOLVER_JAVA_OPTS=-Xmx...)",
+                    ExitCodes.FAILURE);
+        } catch (RuntimeException | Error e) {
+            return fail(err, verbose, e, internal(e, verbose), ExitCodes.FAILURE);
+        } finally {
+            outWriter.flush();
+            errWriter.flush();
+            out.flush();
+        }
+    }
+
+    /** The command tree, every subcommand attached to {@code context} and its help completed from the registries. */
+    static CommandLine commandLine(CommandContext context) {
+        CommandLine commandLine = new CommandLine(new Root(), new CommandLine.IFactory() {
+            @Override
+            public <K> K create(Class<K> type) throws Exception {
+                K made = CommandLine.defaultFactory().create(type);
+                if (made instanceof Subcommand s) {
+                    s.attach(context);
+                }
+                return made;
+            }
+        });
+        commandLine.setColorScheme(CommandLine.Help.defaultColorScheme(CommandLine.Help.Ansi.OFF));
+        commandLine.setExpandAtFiles(false); // "@name" is a file name, not a file of arguments
+        commandLine.setUsageHelpWidth(HELP_WIDTH);
+        style(commandLine.getCommandSpec());
+        footer(commandLine.getCommandSpec(), Root.FOOTER);
+        for (CommandLine sub : commandLine.getSubcommands().values()) {
+            style(sub.getCommandSpec());
+            if (sub.getCommand() instanceof Subcommand s) {
+                s.describe(sub.getCommandSpec());
+            }
+        }
+        return commandLine;
+    }
+
+    /** One help layout for every command: lowercase headings, options in the order declared. */
+    private static void style(CommandSpec spec) {
+        spec.usageMessage()
+                .synopsisHeading("usage: ")
+                .descriptionHeading("%n")
+                .parameterListHeading("%narguments:%n")
+                .optionListHeading("%noptions:%n")
+                .commandListHeading("%ncommands:%n")
+                .footerHeading("%n")
+                .sortOptions(false)
+                .sortSynopsis(false);
+    }
+
+    /** Text after the options, printed as written (picocli would re-wrap it and lose its indentation). */
+    static void footer(CommandSpec spec, String text) {
+        Map<String, IHelpSectionRenderer> sections = new LinkedHashMap<>(spec.usageMessage().sectionMap());
+        sections.put(UsageMessageSpec.SECTION_KEY_FOOTER, help -> text);
+        spec.usageMessage().sectionMap(sections);
     }
 
     /** Progress only when stderr is a terminal: the script tells us (isatty 2), else the console decides. */
@@ -52,57 +149,54 @@ public final class Main {
         return console != null && console.isTerminal();
     }
 
-    private int execute(PrintStream out, PrintStream err, boolean progress, List<String> argv) {
-        boolean verbose = argv.contains("--verbose");
-        Command command = null;
-        try {
-            if (argv.isEmpty()) {
-                throw new UsageException("no command given (see fdbresolver --help)");
+    /** A command line picocli could not parse, in this CLI's words, with where to find help. */
+    static String usageMessage(ParameterException e) {
+        CommandSpec spec = e.getCommandLine().getCommandSpec();
+        String message;
+        if (e instanceof UnmatchedArgumentException u && !u.getUnmatched().isEmpty()) {
+            String first = u.getUnmatched().getFirst();
+            if (u.isUnknownOption()) {
+                message = "unknown option '" + first + "'";
+            } else if (spec.parent() == null) {
+                message = "unknown command '" + first + "'; commands: "
+                        + String.join(", ", spec.subcommands().keySet().stream().filter(n -> !n.equals("help")).toList());
+            } else {
+                message = "unexpected argument '" + first + "'";
             }
-            String first = argv.getFirst();
-            if (first.equals("--help") || first.equals("-h") || first.equals("help")) {
-                if (argv.size() > 1 && commands.containsKey(argv.get(1))) {
-                    out.print(commands.get(argv.get(1)).help());
-                } else {
-                    out.print(overview());
-                }
-                return ExitCodes.OK;
+        } else {
+            // (picocli 4.7.7 says "option option '--x'" in one of its messages)
+            String text = e.getMessage() == null ? "bad usage" : e.getMessage().replace("option option", "option");
+            if (text.endsWith(".")) {
+                text = text.substring(0, text.length() - 1);
             }
-            command = commands.get(first);
-            if (command == null) {
-                throw new UsageException("unknown command '" + first + "' (commands: " + String.join(", ", commands.keySet())
-                        + "; see fdbresolver --help)");
-            }
-            List<String> rest = argv.subList(1, argv.size());
-            if (rest.contains("--help") || rest.contains("-h")) {
-                out.print(command.help());
-                return ExitCodes.OK;
-            }
-            Args args = Args.parse(rest, command.flagNames());
-            command.check(args);
-            return command.run(args, new CommandContext(out, err, progress));
-        } catch (UsageException | TraceFormatException | InvalidBatchException e) {
-            return fail(err, verbose, e, e.getMessage(), ExitCodes.USAGE);
-        } catch (NoSuchFileException e) {
-            String message = e.getReason() != null ? e.getFile() + ": " + e.getReason() : "no such file or directory: " + e.getFile();
-            return fail(err, verbose, e, message, ExitCodes.USAGE);
-        } catch (AccessDeniedException e) {
-            return fail(err, verbose, e, "permission denied: " + e.getFile(), ExitCodes.USAGE);
-        } catch (FileSystemException e) {
-            // a directory where a file should be, a file that cannot be created: the command line's paths are wrong
-            return fail(err, verbose, e, e.getFile() + ": " + (e.getReason() != null ? e.getReason() : e.getMessage()),
-                    ExitCodes.USAGE);
-        } catch (IOException | UncheckedIOException e) {
-            return fail(err, verbose, e, "I/O error: " + e.getMessage(), ExitCodes.FAILURE);
-        } catch (OutOfMemoryError e) {
-            return fail(err, verbose, e, "out of memory (give the JVM more with FDBRESOLVER_JAVA_OPTS=-Xmx...)",
-                    ExitCodes.FAILURE);
-        } catch (Exception | Error e) {
-            return fail(err, verbose, e, "internal error: " + e + (verbose ? "" : " (run with --verbose for the stack trace)"),
-                    ExitCodes.FAILURE);
-        } finally {
-            out.flush();
+            message = text.isEmpty() ? text : text.substring(0, 1).toLowerCase(Locale.ROOT) + text.substring(1);
         }
+        return message + " (see " + spec.qualifiedName() + " --help)";
+    }
+
+    /** Maps what a command threw to its error line and exit code. */
+    private static int failure(PrintStream err, boolean verbose, Exception e) {
+        return switch (e) {
+            case UsageException u -> fail(err, verbose, u, u.getMessage(), ExitCodes.USAGE);
+            case TraceFormatException t -> fail(err, verbose, t, t.getMessage(), ExitCodes.USAGE);
+            case InvalidBatchException b -> fail(err, verbose, b, b.getMessage(), ExitCodes.USAGE);
+            case ParameterException p -> fail(err, verbose, p, usageMessage(p), ExitCodes.USAGE);
+            case NoSuchFileException n -> fail(err, verbose, n,
+                    n.getReason() != null ? n.getFile() + ": " + n.getReason() : "no such file or directory: " + n.getFile(),
+                    ExitCodes.USAGE);
+            case AccessDeniedException a -> fail(err, verbose, a, "permission denied: " + a.getFile(), ExitCodes.USAGE);
+            // a directory where a file should be, a file that cannot be created: the command line's paths are wrong
+            case FileSystemException f -> fail(err, verbose, f,
+                    f.getFile() + ": " + (f.getReason() != null ? f.getReason() : f.getMessage()), ExitCodes.USAGE);
+            // reading or writing a file named on the command line failed: bad input, as far as the user can tell
+            case IOException io -> fail(err, verbose, io, "I/O error: " + io.getMessage(), ExitCodes.USAGE);
+            case UncheckedIOException io -> fail(err, verbose, io, "I/O error: " + io.getMessage(), ExitCodes.USAGE);
+            default -> fail(err, verbose, e, internal(e, verbose), ExitCodes.FAILURE);
+        };
+    }
+
+    private static String internal(Throwable e, boolean verbose) {
+        return "internal error: " + e + (verbose ? "" : " (run with --verbose for the stack trace)");
     }
 
     private static int fail(PrintStream err, boolean verbose, Throwable e, String message, int code) {
@@ -116,18 +210,5 @@ public final class Main {
 
     private static String oneLine(String message) {
         return message == null ? "(no message)" : message.replace('\n', ' ').replace('\r', ' ');
-    }
-
-    private String overview() {
-        StringBuilder sb = new StringBuilder();
-        sb.append("usage: fdbresolver COMMAND [options]   (fdbresolver COMMAND --help for its options)\n\n");
-        sb.append("A conflict-detection engine (resolver) for FoundationDB, and its tools.\n\ncommands:\n");
-        int width = commands.keySet().stream().mapToInt(String::length).max().orElse(0);
-        for (Command c : commands.values()) {
-            sb.append("  ").append(String.format("%-" + width + "s", c.name())).append("  ").append(c.summary()).append('\n');
-        }
-        sb.append("\nResults are printed as 'name: value' lines. Exit status: 0 success, 1 a comparison found\n")
-                .append("differences, 2 bad usage or bad input, 3 another failure. See docs/cli.md.\n");
-        return sb.toString();
     }
 }

@@ -2,43 +2,24 @@ package org.fdbresolver.harness.cli;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import org.fdbresolver.harness.trace.DecisionHasher;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
-/** {@code resolve TRACE --engine NAME [--out DECISIONS]}: decides a trace and prints its hashes and counts. */
-final class ResolveCommand extends Command {
-    static final Option OUT = Option.value("out", "DECISIONS",
-            "also write the decision file (gzip if it ends in .gz); written only if every batch is decided");
+/** {@code resolve TRACE [--engine NAME] [--out DECISIONS]}: decides a trace and prints its hashes and counts. */
+@Command(name = "resolve", description = "Decide every transaction of a trace with one engine; print the decision hash and counts.")
+final class ResolveCommand extends Subcommand {
+    @Parameters(paramLabel = "TRACE", description = "the trace to decide (plain or gzip)")
+    Path trace;
 
-    @Override
-    String name() {
-        return "resolve";
-    }
+    @Mixin
+    EngineOptions engine;
 
-    @Override
-    String summary() {
-        return "Decide every transaction of a trace with one engine; print the decision hash and counts.";
-    }
-
-    @Override
-    String synopsis() {
-        return "resolve TRACE --engine NAME [--out DECISIONS] [--budget BYTES] [--engine-option NAME=VALUE]";
-    }
-
-    @Override
-    List<Option> options() {
-        return List.of(EngineOptions.ENGINE, OUT, EngineOptions.BUDGET, EngineOptions.ENGINE_OPTION);
-    }
-
-    @Override
-    int minPositionals() {
-        return 1;
-    }
-
-    @Override
-    int maxPositionals() {
-        return 1;
-    }
+    @Option(names = "--out", paramLabel = "DECISIONS", order = 20,
+            description = "also write the decision file (gzip if it ends in .gz); written only if every batch is decided")
+    Path out;
 
     @Override
     String details() {
@@ -54,14 +35,11 @@ final class ResolveCommand extends Command {
     }
 
     @Override
-    int run(Args args, CommandContext context) throws Exception {
-        Path trace = Path.of(args.positionals().getFirst());
-        String engine = args.required(EngineOptions.ENGINE.name(), name());
-        Path out = args.has(OUT.name()) ? Path.of(args.value(OUT.name())) : null;
+    int run(CommandContext context) throws Exception {
         if (out != null && Files.exists(out) && Files.exists(trace) && Files.isSameFile(out, trace)) {
             throw new UsageException("--out " + out + " is the trace itself");
         }
-        TraceResolution.Outcome o = TraceResolution.run(trace, EngineOptions.config(args, engine), out, context);
+        TraceResolution.Outcome o = TraceResolution.run(trace, engine.config(), out, context);
         DecisionHasher h = o.hasher();
         context.line("engine", o.engine());
         context.line("offered-hash", o.offeredHash());

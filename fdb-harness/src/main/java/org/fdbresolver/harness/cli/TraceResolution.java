@@ -32,14 +32,14 @@ final class TraceResolution {
      */
     static Outcome run(Path trace, ConflictSetConfig config, Path decisions, CommandContext context) throws IOException {
         long wallStart = System.nanoTime();
-        // The decision header names the trace by its hash, so it must be known before the first batch is written.
-        byte[] traceSha256 = decisions == null ? null : Hashes.sha256(trace);
-        long size = Files.size(trace);
+        // Opened first: a path that is no trace (missing, a directory, another format) gets the reader's one
+        // error whether or not decisions are written.
         try (TraceReader reader = TraceReader.open(trace);
              ConflictSet conflictSet = EngineOptions.open(config);
+             // The decision header names the trace by its hash, known before the first batch is written.
              DecisionWriter writer = decisions == null ? null
-                     : DecisionWriter.create(decisions, conflictSet.engineName(), traceSha256);
-             Progress progress = context.progress(conflictSet.engineName(), size, "bytes")) {
+                     : DecisionWriter.create(decisions, conflictSet.engineName(), Hashes.sha256(trace));
+             Progress progress = context.progress(conflictSet.engineName(), Files.size(trace), "bytes")) {
             ConflictBatch batch = conflictSet.newBatch();
             DecisionHasher hasher = new DecisionHasher();
             long engineNanos = 0;

@@ -1,7 +1,12 @@
 /**
  * The {@code fdbresolver} command line: one entry point ({@link org.fdbresolver.harness.cli.Main}) with
- * subcommands {@code gen}, {@code resolve}, {@code hash}, {@code diff}, {@code bench} and {@code demo}
- * (docs/cli.md describes each).
+ * subcommands {@code gen}, {@code resolve}, {@code hash}, {@code diff}, {@code bench}, {@code demo} and
+ * {@code retention}
+ * (docs/cli.md describes each). picocli parses every command line; each subcommand is a picocli
+ * {@code @Command} extending {@link org.fdbresolver.harness.cli.Subcommand}, and its options are annotated
+ * fields (shared ones in mixins such as {@link org.fdbresolver.harness.cli.EngineOptions}; byte counts,
+ * counts and seeds through the converters {@link org.fdbresolver.harness.cli.SizeConverter},
+ * {@link org.fdbresolver.harness.cli.CountConverter} and {@link org.fdbresolver.harness.cli.SeedConverter}).
  *
  * <p>Conventions every command keeps: results on stdout as {@code name: value} lines, one per line, hashes in
  * lowercase hex; a progress bar on stderr only when stderr is a terminal and the work takes more than a couple

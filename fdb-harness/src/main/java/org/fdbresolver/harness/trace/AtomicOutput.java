@@ -1,51 +1,89 @@
 package org.fdbresolver.harness.trace;
 
 import java.io.BufferedOutputStream;
+import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.security.DigestOutputStream;
+import java.security.MessageDigest;
 import java.util.zip.GZIPOutputStream;
 
 /**
- * An output file that appears only when complete: bytes go to {@code FILE.tmp} beside it, {@link #commit()}
- * renames the temp file over {@code FILE} atomically, and {@link #close()} without a commit deletes it. So a
- * run that fails half-way never leaves a trace or decision file that looks whole. Gzip when the name ends in
- * {@code .gz}.
+ * An output file that appears only when complete, wherever the name leads:
+ * <ul>
+ *   <li>a regular file, or a name not taken yet: bytes go to {@code FILE.tmp} beside it, {@link #commit()}
+ *       renames the temp file over {@code FILE} atomically, and {@link #close()} without a commit deletes it.
+ *       So a run that fails half-way never leaves a trace or decision file that looks whole, and an earlier
+ *       file stays as it was;</li>
+ *   <li>a symbolic link: followed (link after link); the file it leads to is written as above, in its own
+ *       directory, and the link stays a link;</li>
+ *   <li>anything else that exists (a device such as {@code /dev/null}, a FIFO): written through. A rename
+ *       would replace the device or pipe with a plain file (as root, {@code /dev/null} itself), so these are
+ *       opened and written in place; what a failed run wrote has already gone to them;</li>
+ *   <li>a directory: an error naming it.</li>
+ * </ul>
+ * Every write error names the file ({@code /dev/full: cannot write: No space left on device}) rather than the
+ * JDK's bare reason. The SHA-256 of the bytes as stored is computed while writing, so the offered hash of a
+ * file written into a pipe is known without reading it back. Gzip when the name ends in {@code .gz}.
  */
-final class AtomicOutput implements AutoCloseable {
+public final class AtomicOutput implements AutoCloseable {
     private static final int BUFFER = 1 << 16;
+    /** As Linux's limit on symbolic links followed in one lookup (ELOOP). */
+    private static final int MAX_LINKS = 40;
 
     private final Path target;
+    /** The temp file renamed over the resolved target on commit, or {@code null} when written through. */
     private final Path temp;
+    private final Path resolved;
+    private final MessageDigest digest = Hashes.sha256();
     private final OutputStream out;
+    private byte[] storedSha256;
     private boolean committed;
     private boolean closed;
 
-    AtomicOutput(Path target) throws IOException {
+    public AtomicOutput(Path target) throws IOException {
         this.target = target;
-        this.temp = target.resolveSibling(target.getFileName() + ".tmp");
-        Path parent = target.toAbsolutePath().getParent();
-        if (parent != null && !Files.isDirectory(parent)) {
-            throw new NoSuchFileException(target.toString(), null, "cannot write it: directory " + parent + " does not exist");
-        }
-        if (Files.isDirectory(target)) {
+        Path resolved = followLinks(target);
+        this.resolved = resolved;
+        BasicFileAttributes existing = attributes(resolved);
+        if (existing != null && existing.isDirectory()) {
             throw new FileSystemException(target.toString(), null, "is a directory");
         }
-        OutputStream file = Files.newOutputStream(temp);
-        // Interrupted runs (Ctrl-C) do not reach close(); the JVM's exit hook still removes the partial file.
-        temp.toFile().deleteOnExit();
+        boolean writeThrough = existing != null && !existing.isRegularFile();
+        OutputStream file;
+        if (writeThrough) {
+            this.temp = null;
+            file = open(target, () -> Files.newOutputStream(resolved, StandardOpenOption.WRITE));
+        } else {
+            Path parent = resolved.toAbsolutePath().getParent();
+            if (parent != null && !Files.isDirectory(parent)) {
+                throw new NoSuchFileException(target.toString(), null, "cannot write it: directory " + parent + " does not exist");
+            }
+            Path temp = resolved.resolveSibling(resolved.getFileName() + ".tmp");
+            this.temp = temp;
+            file = open(target, () -> Files.newOutputStream(temp));
+            // Interrupted runs (Ctrl-C) do not reach close(); the JVM's exit hook still removes the partial file.
+            temp.toFile().deleteOnExit();
+        }
         try {
+            OutputStream stored = new DigestOutputStream(new NamedOutput(file, target), digest);
             this.out = isGzipName(target)
-                    ? new BufferedOutputStream(new GZIPOutputStream(file, BUFFER), BUFFER)
-                    : new BufferedOutputStream(file, BUFFER);
+                    ? new BufferedOutputStream(new GZIPOutputStream(stored, BUFFER), BUFFER)
+                    : new BufferedOutputStream(stored, BUFFER);
         } catch (IOException | RuntimeException e) {
             file.close();
-            Files.deleteIfExists(temp);
+            if (temp != null) {
+                Files.deleteIfExists(temp);
+            }
             throw e;
         }
     }
@@ -54,7 +92,44 @@ final class AtomicOutput implements AutoCloseable {
         return path.getFileName().toString().endsWith(".gz");
     }
 
-    OutputStream stream() {
+    /** The path a chain of symbolic links ends at (which may not exist yet); {@code path} itself if it is no link. */
+    static Path followLinks(Path path) throws IOException {
+        Path p = path;
+        for (int links = 0; Files.isSymbolicLink(p); links++) {
+            if (links == MAX_LINKS) {
+                throw new FileSystemException(path.toString(), null, "too many levels of symbolic links");
+            }
+            Path parent = p.toAbsolutePath().getParent();
+            Path link = Files.readSymbolicLink(p);
+            p = parent == null ? link : parent.resolve(link);
+        }
+        return p;
+    }
+
+    private static BasicFileAttributes attributes(Path path) {
+        try {
+            return Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        } catch (IOException e) {
+            return null; // not there (yet); creating it will say what is wrong, if anything
+        }
+    }
+
+    private interface Opener {
+        OutputStream open() throws IOException;
+    }
+
+    private static OutputStream open(Path target, Opener opener) throws IOException {
+        try {
+            return opener.open();
+        } catch (FileSystemException e) {
+            throw e; // names the file already
+        } catch (IOException e) {
+            throw named(e, target);
+        }
+    }
+
+    /** Where to write the bytes (buffered; gzip-compressed when the name ends in .gz). */
+    public OutputStream stream() {
         return out;
     }
 
@@ -62,28 +137,44 @@ final class AtomicOutput implements AutoCloseable {
         return target;
     }
 
-    /** Finishes the file and moves it into place. */
-    void commit() throws IOException {
+    /** Whether the bytes go straight to the target (a device or FIFO), with no temp file and no rename. */
+    boolean writesThrough() {
+        return temp == null;
+    }
+
+    /** SHA-256 of the bytes as stored (compressed when gzip); known after {@link #commit()}. */
+    byte[] storedSha256() {
+        if (storedSha256 == null) {
+            throw new IllegalStateException("not committed");
+        }
+        return storedSha256.clone();
+    }
+
+    /** Finishes the file and moves it into place (or, written through, just closes it). */
+    public void commit() throws IOException {
         if (closed) {
             throw new IllegalStateException("already closed");
         }
         closed = true;
         try {
             out.close();
-            try {
-                Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING);
+            storedSha256 = digest.digest();
+            if (temp != null) {
+                try {
+                    Files.move(temp, resolved, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+                } catch (AtomicMoveNotSupportedException e) {
+                    Files.move(temp, resolved, StandardCopyOption.REPLACE_EXISTING);
+                }
             }
             committed = true;
         } finally {
-            if (!committed) {
+            if (!committed && temp != null) {
                 Files.deleteIfExists(temp);
             }
         }
     }
 
-    /** Without a commit: discards everything written. */
+    /** Without a commit: discards everything written (what went through to a device or FIFO is gone already). */
     @Override
     public void close() throws IOException {
         if (closed) {
@@ -95,7 +186,61 @@ final class AtomicOutput implements AutoCloseable {
         } catch (IOException ignored) {
             // the partial file is deleted below either way
         } finally {
-            Files.deleteIfExists(temp);
+            if (temp != null) {
+                Files.deleteIfExists(temp);
+            }
+        }
+    }
+
+    private static FileSystemException named(IOException e, Path file) {
+        FileSystemException named = new FileSystemException(file.toString(), null, "cannot write: " + e.getMessage());
+        named.initCause(e);
+        return named;
+    }
+
+    /** Gives every write error the file's name: the JDK's says only "No space left on device". */
+    private static final class NamedOutput extends FilterOutputStream {
+        private final Path file;
+
+        NamedOutput(OutputStream out, Path file) {
+            super(out);
+            this.file = file;
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            try {
+                out.write(b);
+            } catch (IOException e) {
+                throw named(e, file);
+            }
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            try {
+                out.write(b, off, len);
+            } catch (IOException e) {
+                throw named(e, file);
+            }
+        }
+
+        @Override
+        public void flush() throws IOException {
+            try {
+                out.flush();
+            } catch (IOException e) {
+                throw named(e, file);
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            try {
+                out.close();
+            } catch (IOException e) {
+                throw named(e, file);
+            }
         }
     }
 }

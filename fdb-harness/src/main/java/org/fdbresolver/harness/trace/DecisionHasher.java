@@ -8,7 +8,7 @@ import org.fdbresolver.trace.v1.BatchDecisions;
 import org.fdbresolver.trace.v1.ConflictingReads;
 
 /**
- * The decision hash and conflicting-keys hash of a run (TRACE.md), fed one batch at a time, with the
+ * The decision hash and conflicting-keys hash of a run (docs/formats.md), fed one batch at a time, with the
  * decision counts beside them.
  *
  * <ul>

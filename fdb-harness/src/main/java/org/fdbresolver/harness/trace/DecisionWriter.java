@@ -11,8 +11,9 @@ import org.fdbresolver.trace.v1.DecisionHeader;
 
 /**
  * Writes a decision file: the {@link DecisionHeader} on creation, then one {@code BatchDecisions} per batch,
- * then {@link #commit()}. Written as {@code FILE.tmp} and renamed on commit; closing without a commit deletes
- * it. Gzip when the file name ends in {@code .gz}.
+ * then {@link #commit()}. A file (or a symbolic link's target) is written as {@code FILE.tmp} and renamed on
+ * commit; closing without a commit deletes it. A device or FIFO is written through ({@link AtomicOutput}).
+ * Gzip when the file name ends in {@code .gz}.
  *
  * <p>{@link #write(long, BatchResult)} encodes straight from the engine's reusable result, without building
  * protobuf objects; the bytes are exactly those protobuf would write for the same {@code BatchDecisions}.

@@ -8,8 +8,9 @@ import org.fdbresolver.trace.v1.TraceHeader;
 
 /**
  * Writes a trace file: the header on creation, then one {@link #write(Batch)} per batch, then
- * {@link #commit()}. The file is written as {@code FILE.tmp} and renamed into place on commit; closing
- * without a commit deletes it. Gzip when the file name ends in {@code .gz}.
+ * {@link #commit()}. A file (or a symbolic link's target) is written as {@code FILE.tmp} and renamed into
+ * place on commit; closing without a commit deletes it. A device or FIFO is written through
+ * ({@link AtomicOutput}). Gzip when the file name ends in {@code .gz}.
  */
 public final class TraceWriter implements AutoCloseable {
     private final AtomicOutput output;
@@ -60,6 +61,11 @@ public final class TraceWriter implements AutoCloseable {
     /** Finishes the file and moves it into place. */
     public void commit() throws IOException {
         output.commit();
+    }
+
+    /** The offered hash: SHA-256 of the bytes written, as stored; known after {@link #commit()}. */
+    public byte[] offeredSha256() {
+        return output.storedSha256();
     }
 
     /** Deletes the file unless it was committed. */

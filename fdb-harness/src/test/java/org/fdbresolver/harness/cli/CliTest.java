@@ -260,7 +260,7 @@ class CliTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"gen", "resolve", "hash", "diff", "bench", "demo"})
+    @ValueSource(strings = {"gen", "resolve", "hash", "diff", "bench", "demo", "retention"})
     void helpForEachCommand(String command) {
         for (CliRun run : List.of(CliRun.of(command, "--help"), CliRun.of(command, "-h"), CliRun.of("help", command))) {
             assertEquals(0, run.code(), run::toString);
@@ -282,7 +282,7 @@ class CliTest {
     void overview() {
         CliRun run = CliRun.of("--help");
         assertEquals(0, run.code());
-        for (String c : List.of("gen", "resolve", "hash", "diff", "bench", "demo")) {
+        for (String c : List.of("gen", "resolve", "hash", "diff", "bench", "demo", "retention")) {
             assertTrue(run.out().contains("\n  " + c + " "), run.out());
         }
     }
@@ -291,23 +291,27 @@ class CliTest {
         String trace = GoldenFiles.dir().resolve("adversarial.trace.gz").toString();
         return Stream.of(
                 Arguments.of(List.of(), "error: no command given (see fdbresolver --help)"),
-                Arguments.of(List.of("frobnicate"), "error: unknown command 'frobnicate' (commands: gen, resolve, hash, diff, bench, demo; see fdbresolver --help)"),
-                Arguments.of(List.of("resolve", trace), "error: resolve needs --engine (see fdbresolver resolve --help)"),
+                Arguments.of(List.of("help", "frobnicate"), "error: unknown subcommand 'frobnicate' (see fdbresolver --help)"),
+                Arguments.of(List.of("frobnicate"), "error: unknown command 'frobnicate'; commands: gen, resolve, hash, diff, bench, demo, retention (see fdbresolver --help)"),
                 Arguments.of(List.of("resolve", trace, "--engine", "reference", "--colour", "red"),
-                        "error: unknown option --colour for resolve (see fdbresolver resolve --help)"),
-                Arguments.of(List.of("resolve", trace, "--engine"), "error: option --engine needs a value"),
+                        "error: unknown option '--colour' (see fdbresolver resolve --help)"),
+                Arguments.of(List.of("resolve", trace, "--engine"),
+                        "error: missing required parameter for option '--engine' (NAME) (see fdbresolver resolve --help)"),
                 Arguments.of(List.of("resolve", trace, "--engine", "reference", "--budget", "lots"),
-                        "error: --budget wants a byte count such as 1073741824, 512m or 2g, not 'lots'"),
+                        "error: invalid value for option '--budget': 'lots' is not a byte count such as 1073741824, 512m, 2g or 64KiB"
+                                + " (see fdbresolver resolve --help)"),
                 Arguments.of(List.of("resolve", trace, "--engine", "no-such-engine"),
                         "error: unknown engine 'no-such-engine' (engines: " + String.join(", ", Engines.all().keySet()) + ")"),
                 Arguments.of(List.of("resolve", "/nonexistent/x.trace", "--engine", "reference"),
-                        "error: no such file or directory: /nonexistent/x.trace"),
-                Arguments.of(List.of("hash"), "error: usage: fdbresolver hash DECISIONS (see fdbresolver hash --help)"),
-                Arguments.of(List.of("hash", "a", "b"), "error: unexpected argument 'b' for hash (see fdbresolver hash --help)"),
+                        "error: trace /nonexistent/x.trace does not exist"),
+                Arguments.of(List.of("resolve", "/nonexistent/x.trace", "--engine", "reference", "--out", "/tmp/never.decisions"),
+                        "error: trace /nonexistent/x.trace does not exist"),
+                Arguments.of(List.of("hash"), "error: missing required parameter: 'DECISIONS' (see fdbresolver hash --help)"),
+                Arguments.of(List.of("hash", "a", "b"), "error: unexpected argument 'b' (see fdbresolver hash --help)"),
                 Arguments.of(List.of("hash", trace),
                         "error: decision header: format is 'fdb-resolver-trace/1', expected 'fdb-resolver-decisions/1' (this is a trace, not a decision file)"),
                 Arguments.of(List.of("bench", trace, "--engine", "reference", "--warmup", "-3"),
-                        "error: --warmup must not be negative: -3"),
+                        "error: invalid value for option '--warmup': '-3' is negative: wanted 0 or more (see fdbresolver bench --help)"),
                 Arguments.of(List.of("gen", "no-such-workload", "--out", "/tmp/x.trace"),
                         "error: unknown workload 'no-such-workload' (known: " + String.join(", ", Workloads.all().keySet())
                                 + ") (see fdbresolver gen --help)"));
@@ -357,9 +361,9 @@ class CliTest {
 
     @Test
     void byteCounts() {
-        assertEquals(1L << 30, Args.parseBytes("b", "1g"));
-        assertEquals(512L << 20, Args.parseBytes("b", "512MiB"));
-        assertEquals(3000, Args.parseBytes("b", "3000"));
-        assertEquals(2L << 10, Args.parseBytes("b", "2KB"));
+        assertEquals(1L << 30, SizeConverter.parse("1g"));
+        assertEquals(512L << 20, SizeConverter.parse("512MiB"));
+        assertEquals(3000, SizeConverter.parse("3000"));
+        assertEquals(2L << 10, SizeConverter.parse("2KB"));
     }
 }

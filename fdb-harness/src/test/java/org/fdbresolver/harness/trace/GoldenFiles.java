@@ -11,21 +11,45 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Where the golden traces are: system property {@code fdbresolver.golden} (surefire sets it to
- * {@code ../shared/golden} beside the repository; override with {@code -Dfdbresolver.golden=DIR}).
+ * Where the golden traces are: the repository's own {@code testdata/golden} (FoundationDB's decisions,
+ * testdata/golden/README.md), which the POM passes as the system property {@code fdbresolver.golden};
+ * {@code -Dfdbresolver.golden=DIR} checks another set of the same layout. Without the property (a test
+ * started from an IDE) the folder is found from the working directory. A missing folder fails the test:
+ * a missing oracle is never a pass.
  */
 public final class GoldenFiles {
+    public static final String PROPERTY = "fdbresolver.golden";
+
     private GoldenFiles() {
     }
 
+    /** The golden set the tests check: {@code -Dfdbresolver.golden}, else the repository's own. */
     public static Path dir() {
-        String configured = System.getProperty("fdbresolver.golden");
-        Path dir = configured != null ? Path.of(configured) : Path.of("..", "..", "shared", "golden");
+        String configured = System.getProperty(PROPERTY);
+        Path dir = configured != null ? Path.of(configured) : repositoryDir();
         if (!Files.isRegularFile(dir.resolve("MANIFEST.tsv"))) {
-            fail("golden traces not found at " + dir.toAbsolutePath().normalize()
-                    + " (no MANIFEST.tsv); run with -Dfdbresolver.golden=DIR pointing at shared/golden");
+            boolean repository = dir.toAbsolutePath().normalize().equals(repositoryDir().toAbsolutePath().normalize());
+            fail("golden traces not found at " + dir.toAbsolutePath().normalize() + " (no MANIFEST.tsv): "
+                    + (repository ? "the repository's testdata/golden is missing"
+                            : "-D" + PROPERTY + " names a folder without them"));
         }
         return dir;
+    }
+
+    /**
+     * The repository's own golden set: testdata/golden under the project root, the nearest folder above
+     * the working directory (a module's, under Maven) that holds {@code .mvn}.
+     */
+    public static Path repositoryDir() {
+        Path start = Path.of("").toAbsolutePath();
+        Path root = start.getParent();
+        for (Path p = start; p != null; p = p.getParent()) {
+            if (Files.isDirectory(p.resolve(".mvn"))) {
+                root = p;
+                break;
+            }
+        }
+        return root.resolve("testdata").resolve("golden");
     }
 
     /** Rows of a tab-separated manifest, each a map from header name to value. */

@@ -7,52 +7,40 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.zip.GZIPInputStream;
+import org.fdbresolver.harness.trace.GoldenFiles;
 import org.fdbresolver.trace.v1.Batch;
 import org.fdbresolver.trace.v1.TraceHeader;
-import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 /**
  * The golden manifest's generator command lines (from the external generator these workloads share
  * names and options with) are accepted as they stand, and give the same batch shape: batch count,
- * transactions in the first batch, first version. Fails, saying so, when the golden directory is not found
- * ({@code -Dfdbresolver.golden=DIR}, else {@code shared/golden} beside the repository): a missing oracle
- * is never a pass.
+ * transactions in the first batch, first version. Reads the golden set the other golden tests read
+ * ({@link GoldenFiles#dir()}: the repository's testdata/golden unless {@code -Dfdbresolver.golden=DIR}), and
+ * fails when it is missing: a missing oracle is never a pass.
  */
 class GoldenShapeTest {
 
-    static Path goldenDir() {
-        String prop = System.getProperty("fdbresolver.golden");
-        List<Path> candidates = prop != null ? List.of(Path.of(prop))
-                : List.of(Path.of("../../shared/golden"), Path.of("../shared/golden"));
-        for (Path p : candidates) {
-            if (Files.isRegularFile(p.resolve("MANIFEST.tsv"))) {
-                return p;
-            }
-        }
-        return null;
-    }
-
     @Test
     void manifestCommandLinesGiveTheGoldenShape() throws IOException {
-        Path dir = goldenDir();
-        Assertions.assertNotNull(dir, "golden traces folder absent: set -Dfdbresolver.golden=DIR (shared/golden)");
+        Path dir = GoldenFiles.dir();
         List<String> rows = Files.readAllLines(dir.resolve("MANIFEST.tsv"));
         int checked = 0;
         for (String row : rows.subList(1, rows.size())) {
             String[] cols = row.split("\t");
             String name = cols[0];
-            String[] argv = cols[2].trim().split("\\s+");
-            String workload = argv[1];
+            String[] argv = generatorArguments(cols[2]);
+            String workload = argv[0];
             Map<String, String> options = new HashMap<>();
             OptionalLong seed = OptionalLong.empty();
             OptionalLong batches = OptionalLong.empty();
-            for (int i = 2; i + 1 < argv.length; i += 2) {
+            for (int i = 1; i + 1 < argv.length; i += 2) {
                 String opt = argv[i].substring(2);
                 switch (opt) {
                     case "seed" -> seed = OptionalLong.of(Long.parseLong(argv[i + 1]));
@@ -80,6 +68,15 @@ class GoldenShapeTest {
             checked++;
         }
         assertTrue(checked >= 10, "checked " + checked + " golden rows");
+    }
+
+    /**
+     * The generator's arguments, workload first: the column holds either those alone or the generator's
+     * whole command line ({@code tools/tracegen.py WORKLOAD ...}), as the longer golden set does.
+     */
+    static String[] generatorArguments(String column) {
+        String[] argv = column.trim().split("\\s+");
+        return argv[0].endsWith(".py") ? Arrays.copyOfRange(argv, 1, argv.length) : argv;
     }
 
     private static int firstKeyLength(Batch b) {

@@ -15,7 +15,7 @@ import org.fdbresolver.trace.v1.Batch;
 import org.fdbresolver.trace.v1.KeyRange;
 import org.fdbresolver.trace.v1.Transaction;
 
-/** Helpers shared by the generator tests: run a workload, serialize it, check TRACE.md validity. */
+/** Helpers shared by the generator tests: run a workload, serialize it, check validity (docs/formats.md). */
 final class TraceChecks {
     private TraceChecks() {
     }
@@ -57,7 +57,7 @@ final class TraceChecks {
         return ByteString.unsignedLexicographicalComparator().compare(a, b);
     }
 
-    /** TRACE.md's validity rules over a whole run. */
+    /** The validity rules of docs/formats.md over a whole run. */
     static void assertValid(List<Batch> batches) {
         long prevVersion = Long.MIN_VALUE;
         long prevOldest = 0;

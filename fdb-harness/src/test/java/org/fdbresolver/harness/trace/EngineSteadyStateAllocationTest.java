@@ -1,0 +1,135 @@
+package org.fdbresolver.harness.trace;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import jdk.jfr.FlightRecorder;
+import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordingFile;
+import org.fdbresolver.api.BatchResult;
+import org.fdbresolver.api.ConflictBatch;
+import org.fdbresolver.api.ConflictSet;
+import org.fdbresolver.api.ConflictSetConfig;
+import org.fdbresolver.harness.workload.Workload;
+import org.fdbresolver.harness.workload.WorkloadParams;
+import org.fdbresolver.harness.workload.Workloads;
+import org.fdbresolver.jfr.BatchEvent;
+import org.fdbresolver.trace.v1.Batch;
+import org.fdbresolver.trace.v1.KeyRange;
+import org.fdbresolver.trace.v1.Transaction;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code ConflictSet.detectConflicts} with the tree engine allocates nothing per batch in steady state, with its
+ * per-batch figures and Flight Recorder event in place: before Flight Recorder starts, and while a recording runs
+ * that does not take the resolver's event. (Measured with the thread's allocation counter over a longtrace
+ * cycled with shifted versions, as WorkloadBench does; the key bytes are copied from the stored messages into
+ * one reused array.)
+ */
+class EngineSteadyStateAllocationTest {
+    private static final int BATCHES = 200;
+
+    private final List<Batch> stored = new ArrayList<>();
+    private byte[] scratch = new byte[1 << 12];
+    private long shift;
+    private long cycleSpan;
+    private int next;
+
+    private void generate() {
+        Workload w = Workloads.get("longtrace").create(new WorkloadParams(OptionalLong.of(1), OptionalLong.of(BATCHES),
+                Map.of("txns", "512")));
+        for (Batch b; (b = w.nextBatch()) != null; ) {
+            stored.add(b);
+        }
+        long step = stored.get(1).getVersion() - stored.getFirst().getVersion();
+        cycleSpan = stored.getLast().getVersion() - stored.getFirst().getVersion() + step;
+    }
+
+    /** Decides {@code count} batches; returns the bytes this thread allocated meanwhile. */
+    private long run(ConflictSet cs, ConflictBatch batch, BatchResult result, int count) {
+        long before = SteadyStateAllocationTest.allocated();
+        for (int i = 0; i < count; i++) {
+            Batch b = stored.get(next);
+            fill(batch, b);
+            cs.detectConflicts(batch, b.getVersion() + shift, b.getNewOldestVersion() + shift, result);
+            if (++next == stored.size()) {
+                next = 0;
+                shift += cycleSpan;
+            }
+        }
+        return SteadyStateAllocationTest.allocated() - before;
+    }
+
+    private void fill(ConflictBatch batch, Batch b) {
+        batch.clear();
+        for (int t = 0, n = b.getTransactionsCount(); t < n; t++) {
+            Transaction tx = b.getTransactions(t);
+            batch.addTransaction(tx.getReadSnapshot() + shift, tx.getReportConflictingKeys());
+            for (int r = 0, reads = tx.getReadsCount(); r < reads; r++) {
+                copy(tx.getReads(r));
+                KeyRange range = tx.getReads(r);
+                batch.addRead(scratch, 0, range.getBegin().size(), scratch, range.getBegin().size(), range.getEnd().size());
+            }
+            for (int w = 0, writes = tx.getWritesCount(); w < writes; w++) {
+                copy(tx.getWrites(w));
+                KeyRange range = tx.getWrites(w);
+                batch.addWrite(scratch, 0, range.getBegin().size(), scratch, range.getBegin().size(), range.getEnd().size());
+            }
+        }
+    }
+
+    private void copy(KeyRange range) {
+        int bl = range.getBegin().size();
+        int el = range.getEnd().size();
+        if (scratch.length < bl + el) {
+            scratch = new byte[2 * (bl + el)];
+        }
+        range.getBegin().copyTo(scratch, 0);
+        range.getEnd().copyTo(scratch, bl);
+    }
+
+    @Test
+    void noAllocationPerBatchWithoutFlightRecorderNorWhileItRecordsOtherEvents(@TempDir Path dir) throws Exception {
+        assertFalse(FlightRecorder.isInitialized(), "this test measures a JVM where Flight Recorder has not started");
+        generate();
+        try (ConflictSet cs = ConflictSet.open(ConflictSetConfig.builder().engine("tree").build())) {
+            ConflictBatch batch = cs.newBatch();
+            BatchResult result = new BatchResult();
+            run(cs, batch, result, 8 * BATCHES); // warm-up: buffers grow, the JIT compiles
+            long bytes = run(cs, batch, result, 2 * BATCHES);
+            assertTrue(bytes < 4096, "allocated " + bytes + " bytes over " + 2 * BATCHES + " batches without Flight Recorder");
+            assertFalse(FlightRecorder.isInitialized());
+
+            try (Recording other = new Recording()) {
+                other.enable("jdk.GarbageCollection");
+                other.disable(BatchEvent.NAME);
+                other.start();
+                run(cs, batch, result, 8 * BATCHES);
+                long recording = run(cs, batch, result, 2 * BATCHES);
+                assertTrue(recording < 4096, "allocated " + recording + " bytes over " + 2 * BATCHES
+                        + " batches while a recording without the resolver's event runs");
+                other.stop();
+            }
+
+            // The event, once enabled, is recorded for every batch.
+            try (Recording mine = new Recording()) {
+                mine.enable(BatchEvent.NAME);
+                mine.start();
+                run(cs, batch, result, 50);
+                mine.stop();
+                Path file = dir.resolve("batches.jfr");
+                mine.dump(file);
+                long events = RecordingFile.readAllEvents(file).stream()
+                        .filter(e -> e.getEventType().getName().equals(BatchEvent.NAME)).count();
+                assertEquals(50, events);
+            }
+        }
+    }
+}

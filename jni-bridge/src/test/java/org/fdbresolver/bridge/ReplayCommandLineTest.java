@@ -1,0 +1,165 @@
+package org.fdbresolver.bridge;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.fdbresolver.api.ConflictSetConfig;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The native replay driver's command line, in the Java CLI's style: a bad usage or input is one line
+ * {@code error: ...} naming the option or file, on stderr, with nothing on stdout and exit status 2;
+ * {@code --help} lists every option; {@code --memory-budget} reads sizes as the CLI's {@code --budget} does;
+ * the {@code engine:} line names the engine that ran, as the library reports it.
+ */
+class ReplayCommandLineTest {
+    private static final String JVM = "-Xmx256m";
+
+    static Path trace() {
+        return ReplayGoldenTest.goldenDir().resolve("adversarial.trace.gz");
+    }
+
+    static NativeProgram.Run replay(List<String> args) throws Exception {
+        return NativeProgram.run("fdbresolver-replay", args, JVM);
+    }
+
+    static NativeProgram.Run replay(String... args) throws Exception {
+        return replay(List.of(args));
+    }
+
+    /** Exit 2, nothing on stdout, exactly the one error line. */
+    static void assertOneError(NativeProgram.Run run, String line) {
+        assertEquals(List.of(line), run.stderrLines(), run.all());
+        assertEquals("", run.stdout());
+        assertEquals(2, run.exitCode(), run.all());
+    }
+
+    @Test
+    void missingFileIsNamedWithTheSystemsReason(@TempDir Path tmp) throws Exception {
+        Path missing = tmp.resolve("no-such-file.trace");
+        assertOneError(replay(missing.toString()), "error: cannot open " + missing + ": No such file or directory");
+    }
+
+    @Test
+    void directoryIsNotATrace(@TempDir Path tmp) throws Exception {
+        assertOneError(replay(tmp.toString()), "error: cannot read " + tmp + ": Is a directory");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"--fast", "-x", "--memory_budget"})
+    void unknownOptionIsOneLineWithoutTheUsage(String option) throws Exception {
+        String line = "error: unknown option '" + option + "' (fdbresolver-replay --help lists the options)";
+        assertOneError(replay(trace().toString(), option), line);
+        assertOneError(replay(option, trace().toString()), line);
+    }
+
+    @Test
+    void usageMistakesAreOneLineEach() throws Exception {
+        assertOneError(replay(), "error: no trace given: fdbresolver-replay TRACE [OPTION]... (--help lists the options)");
+        assertOneError(replay(trace().toString(), "--warmup"), "error: --warmup needs a value");
+        assertOneError(replay("a.trace", "b.trace"), "error: one trace at a time (got a.trace and b.trace)");
+        assertOneError(replay(trace().toString(), "--warmup", "-3"), "error: --warmup: '-3' is negative: wanted 0 or more");
+        assertOneError(replay(trace().toString(), "--warmup", "ten"), "error: --warmup: 'ten' is not a whole number");
+        assertOneError(replay(trace().toString(), "--engine-option", "nodeBytes"),
+                "error: --engine-option: 'nodeBytes' is not NAME=VALUE");
+    }
+
+    @Test
+    void unknownEngineAndEngineOptionAreBadUsage() throws Exception {
+        NativeProgram.Run engine = replay(trace().toString(), "--engine", "no-such-engine");
+        assertEquals(2, engine.exitCode(), engine.all());
+        assertEquals(1, engine.stderrLines().size(), engine.all());
+        assertTrue(engine.stderr().startsWith("error: unknown engine 'no-such-engine'"), engine.stderr());
+        NativeProgram.Run option = replay(trace().toString(), "--engine", "tree", "--engine-option", "noSuchOption=1");
+        assertEquals(2, option.exitCode(), option.all());
+        assertEquals(1, option.stderrLines().size(), option.all());
+        assertTrue(option.stderr().startsWith("error: ") && option.stderr().contains("'noSuchOption'"), option.stderr());
+    }
+
+    @Test
+    void warmupThatLeavesNothingToTimeIsAnError() throws Exception {
+        assertOneError(replay(trace().toString(), "--warmup", "5000"),
+                "error: --warmup 5000 leaves no batch to time: " + trace() + " has 316 batches");
+    }
+
+    @Test
+    void helpListsEveryOption() throws Exception {
+        for (String help : List.of("--help", "-h")) {
+            NativeProgram.Run run = replay(help);
+            assertEquals(0, run.exitCode(), run.all());
+            assertEquals("", run.stderr());
+            for (String option : List.of("--engine NAME", "--memory-budget BYTES", "--engine-option NAME=VALUE",
+                    "--warmup N", "--class-path CP", "--jvm-option OPT", "-h, --help")) {
+                assertTrue(run.stdout().contains("  " + option), option + " missing from --help:\n" + run.stdout());
+            }
+            assertTrue(run.stdout().startsWith("usage: fdbresolver-replay TRACE"), run.stdout());
+        }
+    }
+
+    /** Every option --help lists is one the driver takes (none is refused as unknown). */
+    @Test
+    void everyListedOptionIsAccepted() throws Exception {
+        NativeProgram.Run run = replay(trace().toString(), "--engine", "tree", "--memory-budget", "64m",
+                "--engine-option", "nodeBytes=256", "--warmup", "1", "--class-path", NativeProgram.engineClassPath(),
+                "--jvm-option", "-Xss2m");
+        assertEquals(0, run.exitCode(), run.all());
+        assertEquals("tree", run.values().get("engine"));
+        assertEquals("1", run.values().get("warmup-batches"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({
+            "1g, 1073741824",
+            "2048m, 2147483648",
+            "1GiB, 1073741824",
+            "1gb, 1073741824",
+            "64KiB, 65536",
+            "1_073_741_824, 1073741824",
+            "3000000, 3000000",
+            "512 m, 536870912",
+            "1t, 1099511627776"})
+    void memoryBudgetTakesTheClisSizes(String text, long bytes) throws Exception {
+        NativeProgram.Run run = replay(trace().toString(), "--engine", "tree", "--memory-budget", text);
+        assertEquals(0, run.exitCode(), run.all());
+        assertEquals(Long.toString(bytes), run.values().get("memory-budget-bytes"), run.stdout());
+    }
+
+    static Stream<Arguments> badBudgets() {
+        String examples = "a byte count such as 1073741824, 512m, 2g or 64KiB";
+        return Stream.of(
+                Arguments.of("-1", "is negative: wanted " + examples),
+                Arguments.of("0", "is zero: wanted at least 1 byte"),
+                Arguments.of("0g", "is zero: wanted at least 1 byte"),
+                Arguments.of("lots", "is not " + examples),
+                Arguments.of("1.5g", "is not " + examples),
+                Arguments.of("2x", "is not " + examples),
+                Arguments.of("", "is not " + examples),
+                Arguments.of("999999999999999999999999", "is too large: at most 9223372036854775807 bytes (8 EiB)"),
+                Arguments.of("8388608t", "is too large: at most 9223372036854775807 bytes (8 EiB)"));
+    }
+
+    @ParameterizedTest(name = "''{0}''")
+    @MethodSource("badBudgets")
+    void badMemoryBudgetIsRefused(String text, String why) throws Exception {
+        assertOneError(replay(trace().toString(), "--memory-budget", text), "error: --memory-budget: '" + text + "' " + why);
+    }
+
+    @Test
+    void engineLineNamesTheDefaultEngineTheLibraryChose() throws Exception {
+        NativeProgram.Run run = replay(trace().toString());
+        assertEquals(0, run.exitCode(), run.all());
+        assertEquals(ConflictSetConfig.DEFAULT_ENGINE, run.values().get("engine"));
+        List<String> names = new ArrayList<>(run.values().keySet());
+        assertEquals(List.of("trace", "engine", "decision-hash"), names.subList(0, 3));
+    }
+}

@@ -1,0 +1,564 @@
+package org.fdbresolver.tree;
+
+import static org.fdbresolver.tree.NodeStore.CHUNK_MASK;
+import static org.fdbresolver.tree.NodeStore.CHUNK_SHIFT;
+import static org.fdbresolver.tree.NodeStore.GAP;
+import static org.fdbresolver.tree.NodeStore.H_COUNT;
+import static org.fdbresolver.tree.NodeStore.H_PREV;
+import static org.fdbresolver.tree.NodeStore.LEAF_HEADER_INTS;
+import static org.fdbresolver.tree.NodeStore.NIL;
+
+import java.util.Arrays;
+import org.fdbresolver.pipeline.CombinedWrites;
+
+/**
+ * A batch's combined writes (sorted, disjoint) applied together ({@link #plan}, {@link #apply}): routed
+ * to their leaves in one partitioned descent, then applied in key order one run per destination leaf —
+ * a descent with proactive split preparation ({@link TreeWriter#descendForInsert}), then every
+ * following write inside the leaf's key range merged with the leaf's entries in one pass; an overflowing
+ * run hands entries to the right sibling or splits the leaf once; a write that reaches past its leaf
+ * takes {@link TreeWriter}'s single-write path. Before a block of {@code ways} writes is applied, the
+ * cache lines their runs will need are loaded together, in stages ({@link #prefetch}), so that the misses
+ * of the block overlap instead of each write waiting for its own. Every step is checked against the
+ * budget first ({@link MemoryBudget#ensureRoom}).
+ */
+final class BatchWriter {
+    private final NodeStore store;
+    private final KeyLayout layout;
+    private final TreeSearch search;
+    private final VersionWindow versions;
+    private final TreeWriter writer;
+    private final int[] pathNode;
+    private final int[] pathIdx;
+
+    // ---- the batch's endpoints (begin 2i, end 2i + 1), encoded and routed ----
+    private final BatchRouter router;
+    private final MemoryBudget budget;
+    private long[] endpointKey = new long[128];
+    private int[] endpointOff = new int[128];
+    private int[] endpointLen = new int[128];
+    private int[] endpointLeaf = new int[128];
+    private int[] endpointParent = new int[128];
+    private int[] endpointSlot = new int[128];
+    /** The block of writes being prefetched: search bounds of each one's begin in its leaf. */
+    private final int[] aheadLo;
+    private final int[] aheadHi;
+    private long sink;
+    /** Key-block bytes of the writes before write i (prefix sums, for the per-run budget check). */
+    private long[] keyBytesBefore = new long[65];
+    /** One leaf's merged run: up to twice a leaf (a run never grows a leaf past two). */
+    private final long[] outKey;
+    private final int[] outVer;
+    private final int[] outRef;
+    private int plannedWrites;
+    /** The layout epoch the endpoints were encoded in ({@link KeyLayout#epoch}). */
+    private int encodedEpoch;
+    private long plannedLeaves;
+    private long plannedKeyBytes;
+
+    /** Writes whose leaves are loaded ahead together ({@link #prefetch}); 0 or 1: none. */
+    private final int ways;
+
+    BatchWriter(NodeStore store, KeyLayout layout, TreeSearch search, VersionWindow versions, MemoryBudget budget,
+                TreeWriter writer, int ways) {
+        this.store = store;
+        this.layout = layout;
+        this.search = search;
+        this.versions = versions;
+        this.budget = budget;
+        this.writer = writer;
+        this.pathNode = writer.pathNode;
+        this.pathIdx = writer.pathIdx;
+        this.ways = ways;
+        this.router = new BatchRouter(store, layout);
+        this.outKey = new long[2 * store.leafCap + 2];
+        this.outVer = new int[2 * store.leafCap + 2];
+        this.outRef = new int[2 * store.leafCap + 2];
+        this.aheadLo = new int[Math.max(1, ways)];
+        this.aheadHi = new int[Math.max(1, ways)];
+    }
+
+    /**
+     * Admits every endpoint of {@code w} to the shared prefix, encodes them and routes them to their
+     * leaves in one partitioned descent ({@link BatchRouter}); then estimates what applying the batch
+     * adds: for each destination leaf, the leaves its entries will need beyond itself, and the key-block
+     * bytes of the new keys and of a separator per new leaf.
+     */
+    void plan(CombinedWrites w, int maxKeyLengthSeen) {
+        NodeStore s = store;
+        int m = w.count();
+        ensureEndpoints(m);
+        byte[] keys = w.keys();
+        encode(w, 0);
+        long[] ek = endpointKey;
+        int[] eo = endpointOff;
+        int[] el = endpointLen;
+        long keyBytes = 0;
+        for (int x = 0; x < m; x++) {
+            keyBytesBefore[x] = keyBytes;
+            keyBytes += newKeyBytes(keys, w.beginOffset(x), w.beginLength(x), w.endOffset(x), w.endLength(x));
+        }
+        keyBytesBefore[m] = keyBytes;
+        plannedWrites = m;
+        // The begins only (endpoints 2i, stride 2): a write's end lands in its begin's leaf but for the few
+        // that reach past it, and the estimate counts both of its entries in the begin's leaf.
+        router.route(ek, keys, eo, el, 2 * m, 2, endpointLeaf, s.height > 0 ? endpointParent : null, endpointSlot);
+        // A destination leaf with n entries receiving k writes ends up in at most ceil((n + 2k) / cap) leaves.
+        long leaves = 0;
+        int cap = s.leafCap;
+        for (int i = 0; i < 2 * m; ) {
+            int leaf = endpointLeaf[i];
+            int j = i + 2;
+            while (j < 2 * m && endpointLeaf[j] == leaf) {
+                j += 2;
+            }
+            int total = s.leafCount(leaf) + (j - i);
+            leaves += (total + cap - 1) / cap - 1;
+            i = j;
+        }
+        plannedLeaves = leaves;
+        plannedKeyBytes = keyBytes + (maxKeyLengthSeen > KeyRefs.INLINE_BYTES ? leaves * KeyArena.chunkBytes(maxKeyLengthSeen) : 0);
+    }
+
+    /**
+     * Admits the endpoints of writes {@code from..} to the shared prefix and records their inline longs,
+     * offsets and lengths (begin at {@code 2i}, end at {@code 2i + 1}).
+     */
+    private void encode(CombinedWrites w, int from) {
+        KeyLayout kl = layout;
+        byte[] keys = w.keys();
+        int m = w.count();
+        for (int x = from; x < m; x++) {
+            kl.admit(keys, w.beginOffset(x), w.beginLength(x));
+            kl.admit(keys, w.endOffset(x), w.endLength(x));
+        }
+        long[] ek = endpointKey;
+        int[] eo = endpointOff;
+        int[] el = endpointLen;
+        for (int x = from; x < m; x++) {
+            int bOff = w.beginOffset(x);
+            int bLen = w.beginLength(x);
+            int eOff = w.endOffset(x);
+            int eLen = w.endLength(x);
+            ek[2 * x] = kl.inlineOf(keys, bOff, bLen);
+            eo[2 * x] = bOff;
+            el[2 * x] = bLen;
+            ek[2 * x + 1] = kl.inlineOf(keys, eOff, eLen);
+            eo[2 * x + 1] = eOff;
+            el[2 * x + 1] = eLen;
+        }
+        encodedEpoch = kl.epoch();
+    }
+
+    /** Leaves the planned batch adds (an estimate; every step is checked against the budget anyway). */
+    long plannedLeaves() {
+        return plannedLeaves;
+    }
+
+    /** Inner nodes the planned batch adds (an estimate). */
+    long plannedInners() {
+        return plannedLeaves / Math.max(1, store.innerCap / 2) + store.height + 2;
+    }
+
+    long plannedKeyBytes() {
+        return plannedKeyBytes;
+    }
+
+    /** Key-block bytes new entries for {@code [b, e)} take at most (k shares the chunk of k\0). */
+    private static long newKeyBytes(byte[] keys, int bOff, int bLen, int eOff, int eLen) {
+        boolean eInline = KeyRefs.fitsInline(keys, eOff, eLen);
+        long bytes = eInline ? 0 : KeyArena.chunkBytes(eLen);
+        boolean pointShare = !eInline && eLen == bLen + 1 && keys[eOff + bLen] == 0
+                && Arrays.equals(keys, bOff, bOff + bLen, keys, eOff, eOff + bLen);
+        if (!pointShare && !KeyRefs.fitsInline(keys, bOff, bLen)) {
+            bytes += KeyArena.chunkBytes(bLen);
+        }
+        return bytes;
+    }
+
+    private void ensureEndpoints(int writes) {
+        if (endpointKey.length < 2 * writes) {
+            int n = Math.max(2 * writes, endpointKey.length * 2);
+            endpointKey = new long[n];
+            endpointOff = new int[n];
+            endpointLen = new int[n];
+            endpointLeaf = new int[n];
+            endpointParent = new int[n];
+            endpointSlot = new int[n];
+        }
+        if (keyBytesBefore.length < writes + 1) {
+            keyBytesBefore = new long[Math.max(writes + 1, keyBytesBefore.length * 2)];
+        }
+    }
+
+    /**
+     * Applies the planned writes at relative version {@code v}, in key order, one run per destination
+     * leaf: a descent (splitting full inner nodes on the way, as for single writes) to the leaf holding
+     * the run's first begin, then every following write that lies inside that leaf's key range and keeps
+     * the leaf within two leaves' worth is merged with the leaf's entries in one pass. A run whose result
+     * overflows the leaf hands entries to the right sibling or splits the leaf once. A write that reaches
+     * past its leaf takes the single-write path. Before each step the budget is checked
+     * ({@link MemoryBudget#ensureRoom}); returns false when it dropped the batch's writes instead.
+     */
+    boolean apply(CombinedWrites w, int v, long now) {
+        NodeStore s = store;
+        int m = w.count();
+        byte[] keys = w.keys();
+        long[] ek = endpointKey;
+        int cap = s.leafCap;
+        int i = 0;
+        int prefetched = 0;
+        while (i < m) {
+            if (ways > 1 && i >= prefetched) {
+                prefetched = Math.min(m, i + ways);
+                prefetch(i, prefetched);
+            }
+            // The most the next step can add: a run of at most a leaf's worth of writes splitting its leaf
+            // once, or a single write splitting two leaves, with inner splits on the way down.
+            long keyBound = keyBytesBefore[Math.min(m, i + cap)] - keyBytesBefore[i] + 2 * separatorBytes();
+            if (!budget.ensureRoom(now, 2, 2L * (s.height + 2), keyBound, laterBytes(i))) {
+                return false;
+            }
+            if (layout.epoch() != encodedEpoch) {
+                encode(w, i); // making room forgot everything, the shared prefix with it
+            }
+            int leaf = writer.descendForInsert(ek[2 * i], keys, w.beginOffset(i), w.beginLength(i));
+            // The leaf's upper fence: the separator after the path at the lowest level that has one.
+            boolean fenced = false;
+            long fenceKey = 0;
+            int fenceRef = 0;
+            for (int level = s.height - 1; level >= 0; level--) {
+                int node = pathNode[level];
+                int slot = pathIdx[level] + 1;
+                if (slot < s.innerCount(node)) {
+                    int at = (node & CHUNK_MASK) * s.innerCap + slot;
+                    fenceKey = s.iKey[node >>> CHUNK_SHIFT][at];
+                    fenceRef = s.iRef[node >>> CHUNK_SHIFT][at];
+                    fenced = true;
+                    break;
+                }
+            }
+            int n = s.leafCount(leaf);
+            int j = i;
+            while (j < m && n + 2 * (j - i + 1) <= 2 * cap
+                    && (!fenced || (j == i || below(2 * j, keys, fenceKey, fenceRef)) && below(2 * j + 1, keys, fenceKey, fenceRef))) {
+                j++;
+            }
+            if (j == i) {
+                writer.merge(keys, w.beginOffset(i), w.beginLength(i), w.endOffset(i), w.endLength(i), v);
+                i++;
+            } else {
+                applyRun(w, leaf, i, j, v);
+                i = j;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Loads, for writes {@code [from, to)}, the cache lines their runs will need, all writes' loads of a
+     * stage together: the parent's slot (separator, max version) and the leaf's header;
+     * then the search for each begin in its leaf, one probe per write per round, each loading the next
+     * probe's line; finally the version and reference lines at the found slot, where the run's copies
+     * start. Where the writes land comes from the plan's route, made before this batch changed the tree:
+     * a hint only, nothing depends on it.
+     */
+    private void prefetch(int from, int to) {
+        NodeStore s = store;
+        int leafCap = s.leafCap;
+        int innerCap = s.innerCap;
+        int[] el = endpointLeaf;
+        long t = 0;
+        for (int x = from; x < to; x++) {
+            int leaf = el[2 * x];
+            int c = leaf >>> CHUNK_SHIFT;
+            t += s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
+            if (s.height > 0) {
+                int parent = endpointParent[2 * x];
+                int at = (parent & CHUNK_MASK) * innerCap + endpointSlot[2 * x];
+                t += s.iKey[parent >>> CHUNK_SHIFT][at] + s.iMax[parent >>> CHUNK_SHIFT][at];
+            }
+        }
+        int searching = 0;
+        for (int x = from; x < to; x++) {
+            int leaf = el[2 * x];
+            int c = leaf >>> CHUNK_SHIFT;
+            int n = Math.min(leafCap, s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT]);
+            aheadLo[x - from] = 0;
+            aheadHi[x - from] = n;
+            if (n > 0) {
+                searching++;
+                t += s.lKey[c][(leaf & CHUNK_MASK) * leafCap + ((n - 1) >>> 1)];
+            }
+        }
+        long[] ek = endpointKey;
+        while (searching > 0) {
+            for (int x = from; x < to; x++) {
+                int lo = aheadLo[x - from];
+                int hi = aheadHi[x - from];
+                if (lo >= hi) {
+                    continue;
+                }
+                int leaf = el[2 * x];
+                int c = leaf >>> CHUNK_SHIFT;
+                int base = (leaf & CHUNK_MASK) * leafCap;
+                long[] lk = s.lKey[c];
+                int mid = (lo + hi) >>> 1;
+                boolean below = lk[base + mid] < ek[2 * x];
+                lo = below ? mid + 1 : lo;
+                hi = below ? hi : mid;
+                aheadLo[x - from] = lo;
+                aheadHi[x - from] = hi;
+                if (lo < hi) {
+                    t += lk[base + ((lo + hi) >>> 1)];
+                } else {
+                    searching--;
+                    int at = base + Math.max(0, lo - 1);
+                    t += s.lVer[c][at] + s.lRef[c][at];
+                }
+            }
+        }
+        sink += t;
+    }
+
+    /** Whether endpoint {@code x} lies below the fence separator. */
+    private boolean below(int x, byte[] keys, long fenceKey, int fenceRef) {
+        long p = endpointKey[x];
+        return p != fenceKey ? p < fenceKey : layout.tail(keys, endpointOff[x], endpointLen[x], fenceRef) < 0;
+    }
+
+    private long separatorBytes() {
+        return budget.maxKeyLength() > KeyRefs.INLINE_BYTES ? KeyArena.chunkBytes(budget.maxKeyLength()) : 0;
+    }
+
+    /** The planned bytes of the writes from {@code i} on (what later steps will still need). */
+    private long laterBytes(int i) {
+        int m = Math.max(1, plannedWrites);
+        long share = (plannedLeaves + plannedInners()) * store.nodeBytes * (m - i) / m;
+        return share + keyBytesBefore[plannedWrites] - keyBytesBefore[Math.min(i, plannedWrites)];
+    }
+
+    /**
+     * Merges writes {@code [i, j)} (all inside {@code leaf}'s key range, the last descent's leaf) with
+     * the leaf's entries in one pass, as single merges in order would: entries in {@code [b, e)} go,
+     * {@code b} takes {@code v}, {@code e} (unless an entry sits there) the version in force there.
+     */
+    private void applyRun(CombinedWrites w, int leaf, int i, int j, int v) {
+        NodeStore s = store;
+        KeyLayout kl = layout;
+        int c = leaf >>> CHUNK_SHIFT;
+        int base = (leaf & CHUNK_MASK) * s.leafCap;
+        int[] hdr = s.lHdr[c];
+        int h = (leaf & CHUNK_MASK) * LEAF_HEADER_INTS;
+        int n = hdr[h + H_COUNT];
+        long[] lk = s.lKey[c];
+        int[] lv = s.lVer[c];
+        int[] lr = s.lRef[c];
+        byte[] keys = w.keys();
+        long[] ek = endpointKey;
+        long[] ok = outKey;
+        int[] ov = outVer;
+        int[] or = outRef;
+        int expired = versions.expiredBelow;
+        int first = search.leafSearch(leaf, ek[2 * i], keys, w.beginOffset(i), w.beginLength(i), false);
+        int src = base + first;
+        int end = base + n;
+        int o = 0;
+        for (int x = i; x < j; x++) {
+            long bp = ek[2 * x];
+            long ep = ek[2 * x + 1];
+            int bOff = w.beginOffset(x);
+            int bLen = w.beginLength(x);
+            int eOff = w.endOffset(x);
+            int eLen = w.endLength(x);
+            // Entries below begin stay.
+            while (src < end) {
+                long p = lk[src];
+                if ((bp != p ? (bp < p ? -1 : 1) : kl.tail(keys, bOff, bLen, lr[src])) <= 0) {
+                    break;
+                }
+                ok[o] = p;
+                ov[o] = lv[src];
+                or[o] = lr[src];
+                o++;
+                src++;
+            }
+            // Entries in [begin, end) go; an entry exactly at begin keeps its key reference.
+            int bRef = NIL;
+            boolean removed = false;
+            int lastRemoved = 0;
+            if (src < end && lk[src] == bp && kl.tail(keys, bOff, bLen, lr[src]) == 0) {
+                bRef = lr[src];
+                lastRemoved = lv[src];
+                removed = true;
+                src++;
+            }
+            int cmpE = 1;
+            while (src < end) {
+                long p = lk[src];
+                cmpE = ep != p ? (ep < p ? -1 : 1) : kl.tail(keys, eOff, eLen, lr[src]);
+                if (cmpE <= 0) {
+                    break;
+                }
+                lastRemoved = lv[src];
+                removed = true;
+                s.releaseRef(lr[src]);
+                src++;
+            }
+            boolean exactE = src < end && cmpE == 0;
+            int eRef = 0;
+            int vE = 0;
+            if (!exactE) {
+                // The version in force at end before this write: the last entry below end.
+                vE = removed ? lastRemoved : o > 0 ? ov[o - 1]
+                        : first > 0 ? lv[base + first - 1] : search.lastVersionFrom(hdr[h + H_PREV]);
+                if (vE < expired) {
+                    vE = GAP;
+                }
+                eRef = kl.storeKey(keys, eOff, eLen);
+            }
+            if (bRef == NIL) {
+                if (!exactE && eRef >= 0 && eLen == bLen + 1 && keys[eOff + bLen] == 0
+                        && Arrays.equals(keys, bOff, bOff + bLen, keys, eOff, eOff + bLen)) {
+                    s.arena.retain(eRef >>> 1);
+                    bRef = eRef | 1;
+                } else {
+                    bRef = kl.storeKey(keys, bOff, bLen);
+                }
+            }
+            ok[o] = bp;
+            ov[o] = v;
+            or[o] = bRef;
+            o++;
+            if (!exactE) {
+                ok[o] = ep;
+                ov[o] = vE;
+                or[o] = eRef;
+                o++;
+            }
+        }
+        int tail = end - src;
+        int total = first + o + tail;
+        if (total <= s.leafCap) {
+            int dst = base + first + o;
+            if (dst != src) {
+                System.arraycopy(lk, src, lk, dst, tail);
+                System.arraycopy(lv, src, lv, dst, tail);
+                System.arraycopy(lr, src, lr, dst, tail);
+            }
+            System.arraycopy(ok, 0, lk, base + first, o);
+            System.arraycopy(ov, 0, lv, base + first, o);
+            System.arraycopy(or, 0, lr, base + first, o);
+            hdr[h + H_COUNT] = total;
+            writer.raiseMax(leaf, v);
+            return;
+        }
+        // The leaf's new entries are its first `first` entries, then out[0, o + tail).
+        System.arraycopy(lk, src, ok, o, tail);
+        System.arraycopy(lv, src, ov, o, tail);
+        System.arraycopy(lr, src, or, o, tail);
+        overflow(leaf, first, o + tail, v);
+    }
+
+    /**
+     * A run left {@code leaf} with more entries than fit: its first {@code first} entries in place, then
+     * {@code out[0, outLen)}. Hands the last entries to the right sibling under the same parent when that
+     * has room (fuller leaves, as single writes do), or else splits the leaf in two.
+     */
+    private void overflow(int leaf, int first, int outLen, int v) {
+        NodeStore s = store;
+        int cap = s.leafCap;
+        int total = first + outLen;
+        int height = s.height;
+        if (height > 0) {
+            int parent = pathNode[height - 1];
+            int slot = pathIdx[height - 1];
+            if (slot + 1 < s.innerCount(parent)) {
+                int right = s.child(parent, slot + 1);
+                int rn = s.leafCount(right);
+                int move = (cap - rn) / 2;
+                if (move >= Math.max(2, cap / 16) && total - move <= cap) {
+                    int rc = right >>> CHUNK_SHIFT;
+                    int rb = (right & CHUNK_MASK) * cap;
+                    System.arraycopy(s.lKey[rc], rb, s.lKey[rc], rb + move, rn);
+                    System.arraycopy(s.lVer[rc], rb, s.lVer[rc], rb + move, rn);
+                    System.arraycopy(s.lRef[rc], rb, s.lRef[rc], rb + move, rn);
+                    distribute(leaf, first, total - move, total, right, 0);
+                    s.setLeafCount(leaf, total - move);
+                    s.setLeafCount(right, rn + move);
+                    int leftMax = s.maxOfLeaf(leaf);
+                    int rightMax = s.maxOfLeaf(right);
+                    s.setLeafMax(leaf, leftMax);
+                    s.setLeafMax(right, rightMax);
+                    int pc = parent >>> CHUNK_SHIFT;
+                    int pb = (parent & CHUNK_MASK) * s.innerCap;
+                    s.iMax[pc][pb + slot] = leftMax;
+                    s.iMax[pc][pb + slot + 1] = rightMax;
+                    s.releaseRef(s.iRef[pc][pb + slot + 1]);
+                    writer.separatorBetween(leaf, right);
+                    s.iKey[pc][pb + slot + 1] = writer.sepKeyOut;
+                    s.iRef[pc][pb + slot + 1] = writer.sepRefOut;
+                    raiseAncestors(height - 1, v);
+                    return;
+                }
+            }
+        }
+        int right = s.allocLeaf();
+        int keep = total / 2;
+        distribute(leaf, first, keep, total, right, 0);
+        s.setLeafCount(leaf, keep);
+        s.setLeafCount(right, total - keep);
+        s.linkAfter(leaf, right);
+        int leftMax = s.maxOfLeaf(leaf);
+        int rightMax = s.maxOfLeaf(right);
+        s.setLeafMax(leaf, leftMax);
+        s.setLeafMax(right, rightMax);
+        writer.separatorBetween(leaf, right);
+        writer.registerRight(leaf, leftMax, right, rightMax, writer.sepKeyOut, writer.sepRefOut);
+        raiseAncestors(s.height - 1, v);
+    }
+
+    /**
+     * Writes the new sequence of {@code leaf} — its slots {@code [0, first)}, then the run's output —
+     * so that the leaf keeps positions {@code [0, keep)} and positions {@code [keep, total)} go to
+     * {@code right} from slot {@code at} on.
+     */
+    private void distribute(int leaf, int first, int keep, int total, int right, int at) {
+        NodeStore s = store;
+        int cap = s.leafCap;
+        int lc = leaf >>> CHUNK_SHIFT;
+        int lb = (leaf & CHUNK_MASK) * cap;
+        int rc = right >>> CHUNK_SHIFT;
+        int rb = (right & CHUNK_MASK) * cap + at;
+        // The moving part first: it may include leaf slots [keep, first), which the leaf's part overwrites.
+        if (keep < first) {
+            int fromLeaf = first - keep;
+            System.arraycopy(s.lKey[lc], lb + keep, s.lKey[rc], rb, fromLeaf);
+            System.arraycopy(s.lVer[lc], lb + keep, s.lVer[rc], rb, fromLeaf);
+            System.arraycopy(s.lRef[lc], lb + keep, s.lRef[rc], rb, fromLeaf);
+            System.arraycopy(outKey, 0, s.lKey[rc], rb + fromLeaf, total - first);
+            System.arraycopy(outVer, 0, s.lVer[rc], rb + fromLeaf, total - first);
+            System.arraycopy(outRef, 0, s.lRef[rc], rb + fromLeaf, total - first);
+            return;
+        }
+        System.arraycopy(outKey, keep - first, s.lKey[rc], rb, total - keep);
+        System.arraycopy(outVer, keep - first, s.lVer[rc], rb, total - keep);
+        System.arraycopy(outRef, keep - first, s.lRef[rc], rb, total - keep);
+        System.arraycopy(outKey, 0, s.lKey[lc], lb + first, keep - first);
+        System.arraycopy(outVer, 0, s.lVer[lc], lb + first, keep - first);
+        System.arraycopy(outRef, 0, s.lRef[lc], lb + first, keep - first);
+    }
+
+    /** Raises the recorded path's slot maxima above level {@code below} (exclusive) to {@code v}. */
+    private void raiseAncestors(int below, int v) {
+        NodeStore s = store;
+        for (int level = 0; level < below; level++) {
+            int node = pathNode[level];
+            int[] im = s.iMax[node >>> CHUNK_SHIFT];
+            int slot = (node & CHUNK_MASK) * s.innerCap + pathIdx[level];
+            if (im[slot] < v) {
+                im[slot] = v;
+            }
+        }
+    }
+}

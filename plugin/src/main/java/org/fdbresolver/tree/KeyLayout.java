@@ -1,0 +1,209 @@
+package org.fdbresolver.tree;
+
+import static org.fdbresolver.tree.NodeStore.CHUNK_MASK;
+import static org.fdbresolver.tree.NodeStore.CHUNK_SHIFT;
+import static org.fdbresolver.tree.NodeStore.NIL;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+
+/**
+ * How the tree stores and compares keys: the shared prefix, the inline long of the 8 bytes after it,
+ * the key reference ({@link KeyRefs}), and the comparisons of a search key with a stored key.
+ *
+ * <p>Every key in the tree begins with the same {@code skip} bytes (kept once, in {@code shared}): the
+ * inline longs of entries and separators hold the 8 bytes after them, so keys that all begin alike
+ * (FoundationDB's {@code skiplisttest}: twelve dots, then 4 bytes) still compare in one {@code long}
+ * compare, without reading key blocks. The first written key sets the prefix; a written key without it
+ * shortens the prefix to what they share and re-encodes every inline long in one pass (so at most once
+ * per byte of the first key's length, and in practice a few times while the tree is small); it grows
+ * back only when the tree is cleared. A read key without it orders before or after every key in the
+ * tree and is searched as such (a sentinel length, {@link #BELOW} or {@link #ABOVE}), so reads never
+ * change the prefix. Key storage does not depend on it: keys of at most 8 bytes, and 9-byte keys ending
+ * in 0x00 (the end {@code k\0} of a point write on an 8-byte key), are inline whatever the prefix is
+ * ({@link KeyRefs#fitsInline}); all other keys are in key blocks, so re-encoding never allocates.
+ */
+final class KeyLayout {
+    /** Search lengths of read keys without the shared prefix (see {@link #searchLength}). */
+    static final int BELOW = -1;
+    static final int ABOVE = -2;
+    private static final VarHandle LONG_BE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+
+    private final NodeStore store;
+    private final KeyArena arena;
+    /** Bytes {@code [0, skip)} of every key in the tree and of every key searched for. */
+    private final byte[] shared;
+    private int skip;
+    /**
+     * The shared prefix's first 16 bytes as two big-endian words, and masks of the bytes of each that
+     * belong to it: a key of at least 16 bytes is checked with two loads (see {@link #hasSharedPrefix}).
+     */
+    private long sharedWord0;
+    private long sharedWord1;
+    private long sharedMask0;
+    private long sharedMask1;
+    /** No key has been admitted since the tree was (re)created: the next one sets the shared prefix. */
+    private boolean skipUnset = true;
+    /** Changes whenever inline longs change meaning (the prefix shrank or was reset): encodings made before are stale. */
+    private int epoch;
+    private final byte[] scratch;
+
+    KeyLayout(NodeStore store, int maxKeyBytes) {
+        this.store = store;
+        this.arena = store.arena;
+        this.shared = new byte[Math.max(16, maxKeyBytes + 1)];
+        this.scratch = new byte[maxKeyBytes + 1];
+    }
+
+    /** The length of the prefix every key in the tree shares (the inline longs hold the 8 bytes after it). */
+    int skip() {
+        return skip;
+    }
+
+    /** Forgets the shared prefix (the tree was cleared): the next admitted key sets it. */
+    void reset() {
+        skip = 0;
+        skipUnset = true;
+        epoch++;
+        prefixChanged();
+    }
+
+    /** Recomputes the words {@link #hasSharedPrefix} compares with. */
+    private void prefixChanged() {
+        int g = skip;
+        sharedWord0 = g > 0 ? (long) LONG_BE.get(shared, 0) : 0;
+        sharedWord1 = g > 8 ? (long) LONG_BE.get(shared, 8) : 0;
+        sharedMask0 = g >= 8 ? -1L : g <= 0 ? 0 : -1L << ((8 - g) << 3);
+        sharedMask1 = g >= 16 ? -1L : g <= 8 ? 0 : -1L << ((16 - g) << 3);
+    }
+
+    /** Whether {@code key[off, off + len)}, {@code len >= skip}, begins with the shared prefix. */
+    private boolean hasSharedPrefix(byte[] key, int off) {
+        int g = skip;
+        if (g <= 16 && off + 16 <= key.length) {
+            return ((((long) LONG_BE.get(key, off) ^ sharedWord0) & sharedMask0)
+                    | (((long) LONG_BE.get(key, off + 8) ^ sharedWord1) & sharedMask1)) == 0;
+        }
+        return Arrays.equals(key, off, off + g, shared, 0, g);
+    }
+
+    /** See {@link #epoch}: equal values mean inline longs computed in between are still valid. */
+    int epoch() {
+        return epoch;
+    }
+
+    /**
+     * Makes sure {@code key} has the shared prefix, shortening the prefix (and re-encoding every inline
+     * long in the tree) when it does not. Once per written key: a vectorized compare of skip bytes.
+     */
+    void admit(byte[] key, int off, int len) {
+        int g = skip;
+        if (len >= g && hasSharedPrefix(key, off)) {
+            if (skipUnset) {
+                // The first key: the whole key is shared so far (the tree holds nothing to re-encode).
+                System.arraycopy(key, off, shared, 0, len);
+                skip = len;
+                skipUnset = false;
+                epoch++;
+                prefixChanged();
+            }
+            return;
+        }
+        int m = Arrays.mismatch(key, off, off + len, shared, 0, g);
+        reencode(m);
+    }
+
+    /** Re-encodes every inline long (leaves and separators) for a shorter shared prefix. */
+    private void reencode(int newSkip) {
+        NodeStore s = store;
+        int leafCap = s.leafCap;
+        for (int leaf = s.leftmostLeaf(); leaf != NIL; leaf = s.leafNext(leaf)) {
+            int c = leaf >>> CHUNK_SHIFT;
+            int b = (leaf & CHUNK_MASK) * leafCap;
+            for (int j = 0, n = s.leafCount(leaf); j < n; j++) {
+                int len = materialize(s.lKey[c][b + j], s.lRef[c][b + j], scratch);
+                s.lKey[c][b + j] = KeyRefs.prefix(scratch, newSkip, len - newSkip);
+            }
+        }
+        if (s.height > 0) {
+            reencodeSeparators(s.root, s.height, newSkip);
+        }
+        skip = newSkip;
+        epoch++;
+        prefixChanged();
+    }
+
+    private void reencodeSeparators(int h, int level, int newSkip) {
+        NodeStore s = store;
+        int c = h >>> CHUNK_SHIFT;
+        int b = (h & CHUNK_MASK) * s.innerCap;
+        int n = s.iCount[c][h & CHUNK_MASK];
+        for (int i = 0; i < n; i++) {
+            if (i > 0) {
+                int len = materialize(s.iKey[c][b + i], s.iRef[c][b + i], scratch);
+                s.iKey[c][b + i] = KeyRefs.prefix(scratch, newSkip, len - newSkip);
+            }
+            if (level > 1) {
+                reencodeSeparators(s.iChild[c][b + i], level - 1, newSkip);
+            }
+        }
+    }
+
+    /**
+     * The length to search with for a read's key: its own when it has the shared prefix, else
+     * {@link #BELOW} or {@link #ABOVE} (every key in the tree has the prefix, so such a key orders
+     * before, or after, all of them).
+     */
+    int searchLength(byte[] key, int off, int len) {
+        int g = skip;
+        if (len >= g && hasSharedPrefix(key, off)) {
+            return len;
+        }
+        int m = Arrays.mismatch(key, off, off + len, shared, 0, g);
+        return m == len || (key[off + m] & 0xFF) < (shared[m] & 0xFF) ? BELOW : ABOVE;
+    }
+
+    /** The inline long to search with for a key of search length {@code len} ({@link #searchLength}). */
+    long searchInline(byte[] key, int off, int len) {
+        return len >= 0 ? inlineOf(key, off, len) : len == BELOW ? Long.MIN_VALUE : Long.MAX_VALUE;
+    }
+
+    /** The inline long of {@code key} (which has the shared prefix). */
+    long inlineOf(byte[] key, int off, int len) {
+        return KeyRefs.prefix(key, off + skip, len - skip);
+    }
+
+    /** Compares a search key with a stored key whose inline long is equal to the search key's. */
+    int tail(byte[] key, int off, int len, int ref) {
+        if (len < 0) {
+            return len == BELOW ? -1 : 1;
+        }
+        return KeyRefs.compareTail(key, off, len, ref, arena, skip);
+    }
+
+    /** Compares a search key (inline long {@code kp}) with a stored key. */
+    int compare(long kp, byte[] key, int off, int len, long stored, int ref) {
+        return kp != stored ? (kp < stored ? -1 : 1) : tail(key, off, len, ref);
+    }
+
+    /** Writes a stored key's bytes into {@code out} and returns its length. */
+    int materialize(long inline, int ref, byte[] out) {
+        return KeyRefs.materialize(inline, ref, arena, out, shared, skip);
+    }
+
+    /** A reference to {@code key[off, off + len)}: inline ({@link KeyRefs#fitsInline}), or a new arena chunk. */
+    int storeKey(byte[] key, int off, int len) {
+        if (KeyRefs.fitsInline(key, off, len)) {
+            return KeyRefs.inline(len);
+        }
+        return KeyRefs.arenaRef(arena.allocate(key, off, len), false);
+    }
+
+    /** Whether a stored key has the shared prefix and the inline long its bytes give (for invariant checks). */
+    boolean encodedCorrectly(byte[] key, long inline) {
+        int len = key.length;
+        return len >= skip && Arrays.equals(key, 0, skip, shared, 0, skip) && inlineOf(key, 0, len) == inline;
+    }
+}

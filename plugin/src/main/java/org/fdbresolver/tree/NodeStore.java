@@ -1,0 +1,358 @@
+package org.fdbresolver.tree;
+
+import java.util.Arrays;
+
+/**
+ * Node storage and byte accounting: the leaf and inner-node pools, the key blocks, and the tree's root
+ * and height. Every other part of the tree reads and writes nodes through these arrays.
+ *
+ * <h2>Layout</h2>
+ * Nodes are fixed-size blocks in chunked primitive arrays ({@link #CHUNK_NODES} nodes per chunk),
+ * addressed by int handles; leaves and inner nodes have separate pools with free lists. Slot {@code i}
+ * of node {@code h} is at index {@code (h & CHUNK_MASK) * capacity + i} of chunk {@code h >>> CHUNK_SHIFT}.
+ * <ul>
+ * <li>Leaf slot ({@value #LEAF_SLOT_BYTES} bytes): {@code lKey} long — the key's 8 bytes after the
+ * shared prefix, order-preserving ({@link KeyRefs}); {@code lVer} int — version minus the base
+ * ({@link VersionWindow}), or {@link #GAP}; {@code lRef} int — the key reference (inline length, or a
+ * {@link KeyArena} chunk).</li>
+ * <li>Leaf header ({@value #LEAF_HEADER_BYTES} bytes, {@code lHdr}, {@value #LEAF_HEADER_INTS} ints):
+ * {@link #H_COUNT}, {@link #H_NEXT} and {@link #H_PREV} leaf, {@link #H_MAX} (an upper bound of its
+ * entries' versions).</li>
+ * <li>Inner slot ({@value #INNER_SLOT_BYTES} bytes): separator prefix long ({@code iKey}) and reference
+ * int ({@code iRef}) — slot 0's separator is unused: it routes everything below slot 1's —, child
+ * handle ({@code iChild}), child's max version ({@code iMax}, an upper bound of every version in the
+ * child's subtree).</li>
+ * <li>Inner header ({@value #INNER_HEADER_BYTES} bytes, {@code iCount}): count.</li>
+ * </ul>
+ * A leaf or inner block counts {@code nodeBytes} towards {@link #historyBytes()}; capacities are what
+ * fits ({@code (nodeBytes - 16) / 16} entries, {@code (nodeBytes - 4) / 20} children). Pools never grow
+ * past {@code budget / nodeBytes} nodes each.
+ */
+final class NodeStore {
+    /** Version of an interval no retained write covers. */
+    static final int GAP = Integer.MIN_VALUE;
+    static final int NIL = -1;
+    static final int LEAF_HEADER_BYTES = 16;
+    static final int LEAF_SLOT_BYTES = 16;
+    static final int LEAF_HEADER_INTS = 4;
+    static final int H_COUNT = 0;
+    static final int H_NEXT = 1;
+    static final int H_PREV = 2;
+    static final int H_MAX = 3;
+    static final int INNER_HEADER_BYTES = 4;
+    static final int INNER_SLOT_BYTES = 20;
+    static final int CHUNK_SHIFT = 6;
+    static final int CHUNK_NODES = 1 << CHUNK_SHIFT;
+    static final int CHUNK_MASK = CHUNK_NODES - 1;
+    /** Deeper than any tree the pools can hold (2^31 nodes of at least 6 children). */
+    static final int MAX_HEIGHT = 48;
+
+    final int nodeBytes;
+    final int leafCap;
+    final int innerCap;
+    final int maxLeaves;
+    final int maxInners;
+    final KeyArena arena;
+
+    // ---- leaf pool ----
+    long[][] lKey = new long[0][];
+    int[][] lVer = new int[0][];
+    int[][] lRef = new int[0][];
+    /** Leaf headers, {@link #LEAF_HEADER_INTS} ints per leaf: count, next, previous, max version. */
+    int[][] lHdr = new int[0][];
+    private int leafHighWater;
+    private int leafFree = NIL;
+    int leavesInUse;
+
+    // ---- inner pool ----
+    long[][] iKey = new long[0][];
+    int[][] iRef = new int[0][];
+    int[][] iChild = new int[0][];
+    int[][] iMax = new int[0][];
+    int[][] iCount = new int[0][];
+    private int innerHighWater;
+    private int innerFree = NIL;
+    int innersInUse;
+
+    int root;
+    /** Inner levels above the leaves; 0 when the root is a leaf. */
+    int height;
+
+    NodeStore(int nodeBytes, int keyBlockBytes, long budgetBytes, int maxKeyBytes) {
+        this.nodeBytes = nodeBytes;
+        this.leafCap = (nodeBytes - LEAF_HEADER_BYTES) / LEAF_SLOT_BYTES;
+        this.innerCap = (nodeBytes - INNER_HEADER_BYTES) / INNER_SLOT_BYTES;
+        this.maxLeaves = (int) Math.min(Integer.MAX_VALUE - CHUNK_NODES, budgetBytes / nodeBytes);
+        this.maxInners = maxLeaves;
+        this.arena = new KeyArena(keyBlockBytes, budgetBytes, maxKeyBytes);
+        this.root = allocLeaf();
+    }
+
+    // ---- accounting ----
+
+    /** Bytes of the nodes and key chunks in use: what the budget counts. */
+    long historyBytes() {
+        return (long) (leavesInUse + innersInUse) * nodeBytes + arena.bytesInUse();
+    }
+
+    /** Memory held by the pools' backing arrays, in use or free. */
+    long reservedBytes() {
+        return ((long) leafHighWater + innerHighWater) * nodeBytes + arena.reservedBytes();
+    }
+
+    /** Forgets every node and key chunk; the tree is one empty leaf again. */
+    void clear() {
+        lKey = new long[0][];
+        lVer = new int[0][];
+        lRef = new int[0][];
+        lHdr = new int[0][];
+        leafHighWater = 0;
+        leafFree = NIL;
+        leavesInUse = 0;
+        iKey = new long[0][];
+        iRef = new int[0][];
+        iChild = new int[0][];
+        iMax = new int[0][];
+        iCount = new int[0][];
+        innerHighWater = 0;
+        innerFree = NIL;
+        innersInUse = 0;
+        arena.clear();
+        height = 0;
+        root = allocLeaf();
+    }
+
+    // ---- pools ----
+
+    int allocLeaf() {
+        int h;
+        if (leafFree != NIL) {
+            h = leafFree;
+            leafFree = lHdr[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_NEXT];
+        } else {
+            if (leafHighWater >= maxLeaves) {
+                throw new IllegalStateException("leaf pool is full: the budget check let too much in");
+            }
+            h = leafHighWater++;
+            int c = h >>> CHUNK_SHIFT;
+            if (c == lKey.length) {
+                int n = c + 1;
+                lKey = Arrays.copyOf(lKey, n);
+                lVer = Arrays.copyOf(lVer, n);
+                lRef = Arrays.copyOf(lRef, n);
+                lHdr = Arrays.copyOf(lHdr, n);
+            }
+            if (lKey[c] == null) {
+                lKey[c] = new long[CHUNK_NODES * leafCap];
+                lVer[c] = new int[CHUNK_NODES * leafCap];
+                lRef[c] = new int[CHUNK_NODES * leafCap];
+                lHdr[c] = new int[CHUNK_NODES * LEAF_HEADER_INTS];
+            }
+        }
+        int[] hdr = lHdr[h >>> CHUNK_SHIFT];
+        int at = (h & CHUNK_MASK) * LEAF_HEADER_INTS;
+        hdr[at + H_COUNT] = 0;
+        hdr[at + H_NEXT] = NIL;
+        hdr[at + H_PREV] = NIL;
+        hdr[at + H_MAX] = GAP;
+        leavesInUse++;
+        return h;
+    }
+
+    void freeLeaf(int h) {
+        lHdr[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_NEXT] = leafFree;
+        lHdr[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] = 0;
+        leafFree = h;
+        leavesInUse--;
+    }
+
+    int allocInner() {
+        int h;
+        if (innerFree != NIL) {
+            h = innerFree;
+            innerFree = iCount[h >>> CHUNK_SHIFT][h & CHUNK_MASK];
+        } else {
+            if (innerHighWater >= maxInners) {
+                throw new IllegalStateException("inner pool is full: the budget check let too much in");
+            }
+            h = innerHighWater++;
+            int c = h >>> CHUNK_SHIFT;
+            if (c == iKey.length) {
+                int n = c + 1;
+                iKey = Arrays.copyOf(iKey, n);
+                iRef = Arrays.copyOf(iRef, n);
+                iChild = Arrays.copyOf(iChild, n);
+                iMax = Arrays.copyOf(iMax, n);
+                iCount = Arrays.copyOf(iCount, n);
+            }
+            if (iKey[c] == null) {
+                iKey[c] = new long[CHUNK_NODES * innerCap];
+                iRef[c] = new int[CHUNK_NODES * innerCap];
+                iChild[c] = new int[CHUNK_NODES * innerCap];
+                iMax[c] = new int[CHUNK_NODES * innerCap];
+                iCount[c] = new int[CHUNK_NODES];
+            }
+        }
+        iCount[h >>> CHUNK_SHIFT][h & CHUNK_MASK] = 0;
+        innersInUse++;
+        return h;
+    }
+
+    void freeInner(int h) {
+        iCount[h >>> CHUNK_SHIFT][h & CHUNK_MASK] = innerFree;
+        innerFree = h;
+        innersInUse--;
+    }
+
+    /** Drops a node's reference to a key chunk (inline references hold none). */
+    void releaseRef(int ref) {
+        if (ref >= 0) {
+            arena.release(ref >>> 1);
+        }
+    }
+
+    // ---- leaf headers ----
+
+    int leafCount(int h) {
+        return lHdr[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
+    }
+
+    void setLeafCount(int h, int n) {
+        lHdr[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] = n;
+    }
+
+    int leafNext(int h) {
+        return lHdr[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_NEXT];
+    }
+
+    int leafPrev(int h) {
+        return lHdr[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_PREV];
+    }
+
+    int leafMax(int h) {
+        return lHdr[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_MAX];
+    }
+
+    void setLeafMax(int h, int max) {
+        lHdr[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_MAX] = max;
+    }
+
+    /** The exact max version of leaf {@code h}'s entries. */
+    int maxOfLeaf(int h) {
+        int c = h >>> CHUNK_SHIFT;
+        int base = (h & CHUNK_MASK) * leafCap;
+        int n = lHdr[c][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
+        int[] lv = lVer[c];
+        int m = GAP;
+        for (int i = 0; i < n; i++) {
+            m = Math.max(m, lv[base + i]);
+        }
+        return m;
+    }
+
+    /** Takes {@code leaf} out of the leaf chain (its own links are left as they were). */
+    void unlinkLeaf(int leaf) {
+        int prev = leafPrev(leaf);
+        int next = leafNext(leaf);
+        if (prev != NIL) {
+            lHdr[prev >>> CHUNK_SHIFT][(prev & CHUNK_MASK) * LEAF_HEADER_INTS + H_NEXT] = next;
+        }
+        if (next != NIL) {
+            lHdr[next >>> CHUNK_SHIFT][(next & CHUNK_MASK) * LEAF_HEADER_INTS + H_PREV] = prev;
+        }
+    }
+
+    /** Links new leaf {@code right} into the chain right after {@code leaf}. */
+    void linkAfter(int leaf, int right) {
+        int next = leafNext(leaf);
+        int[] rh = lHdr[right >>> CHUNK_SHIFT];
+        int ra = (right & CHUNK_MASK) * LEAF_HEADER_INTS;
+        rh[ra + H_NEXT] = next;
+        rh[ra + H_PREV] = leaf;
+        lHdr[leaf >>> CHUNK_SHIFT][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_NEXT] = right;
+        if (next != NIL) {
+            lHdr[next >>> CHUNK_SHIFT][(next & CHUNK_MASK) * LEAF_HEADER_INTS + H_PREV] = right;
+        }
+    }
+
+    int leftmostLeaf() {
+        int node = root;
+        for (int level = height; level > 0; level--) {
+            node = iChild[node >>> CHUNK_SHIFT][(node & CHUNK_MASK) * innerCap];
+        }
+        return node;
+    }
+
+    // ---- inner slots ----
+
+    int innerCount(int h) {
+        return iCount[h >>> CHUNK_SHIFT][h & CHUNK_MASK];
+    }
+
+    void setInnerCount(int h, int n) {
+        iCount[h >>> CHUNK_SHIFT][h & CHUNK_MASK] = n;
+    }
+
+    int child(int h, int slot) {
+        return iChild[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * innerCap + slot];
+    }
+
+    void setInnerSlot(int h, int slot, long key, int ref, int child, int max) {
+        int c = h >>> CHUNK_SHIFT;
+        int at = (h & CHUNK_MASK) * innerCap + slot;
+        iKey[c][at] = key;
+        iRef[c][at] = ref;
+        iChild[c][at] = child;
+        iMax[c][at] = max;
+    }
+
+    void insertInnerSlot(int h, int slot, long key, int ref, int child, int max) {
+        int c = h >>> CHUNK_SHIFT;
+        int base = (h & CHUNK_MASK) * innerCap;
+        int n = iCount[c][h & CHUNK_MASK];
+        if (n >= innerCap) {
+            throw new IllegalStateException("inner node overflow: proactive split missed");
+        }
+        int move = n - slot;
+        System.arraycopy(iKey[c], base + slot, iKey[c], base + slot + 1, move);
+        System.arraycopy(iRef[c], base + slot, iRef[c], base + slot + 1, move);
+        System.arraycopy(iChild[c], base + slot, iChild[c], base + slot + 1, move);
+        System.arraycopy(iMax[c], base + slot, iMax[c], base + slot + 1, move);
+        setInnerSlot(h, slot, key, ref, child, max);
+        iCount[c][h & CHUNK_MASK] = n + 1;
+    }
+
+    /** Removes slot {@code i} of inner node {@code h}, freeing its separator. */
+    void removeInnerSlot(int h, int i) {
+        int c = h >>> CHUNK_SHIFT;
+        int base = (h & CHUNK_MASK) * innerCap;
+        int n = iCount[c][h & CHUNK_MASK];
+        releaseRef(iRef[c][base + i]);
+        int move = n - i - 1;
+        System.arraycopy(iKey[c], base + i + 1, iKey[c], base + i, move);
+        System.arraycopy(iRef[c], base + i + 1, iRef[c], base + i, move);
+        System.arraycopy(iChild[c], base + i + 1, iChild[c], base + i, move);
+        System.arraycopy(iMax[c], base + i + 1, iMax[c], base + i, move);
+        n--;
+        iCount[c][h & CHUNK_MASK] = n;
+        if (i == 0 && n > 0) {
+            // Slot 0's separator is never used: free the one that moved there.
+            releaseRef(iRef[c][base]);
+            iRef[c][base] = KeyRefs.EMPTY;
+            iKey[c][base] = 0;
+        }
+    }
+
+    /** The max of inner node {@code h}'s slot maxima. */
+    int maxOfInner(int h) {
+        int c = h >>> CHUNK_SHIFT;
+        int base = (h & CHUNK_MASK) * innerCap;
+        int n = iCount[c][h & CHUNK_MASK];
+        int[] im = iMax[c];
+        int m = GAP;
+        for (int i = 0; i < n; i++) {
+            m = Math.max(m, im[base + i]);
+        }
+        return m;
+    }
+}

@@ -1,0 +1,255 @@
+package org.fdbresolver.tree;
+
+import static org.fdbresolver.tree.NodeStore.CHUNK_MASK;
+import static org.fdbresolver.tree.NodeStore.CHUNK_SHIFT;
+import static org.fdbresolver.tree.NodeStore.GAP;
+import static org.fdbresolver.tree.NodeStore.H_COUNT;
+import static org.fdbresolver.tree.NodeStore.H_MAX;
+import static org.fdbresolver.tree.NodeStore.LEAF_HEADER_INTS;
+
+/**
+ * Reclamation: a sweeper over the leaves in key order that resumes where it stopped. Expired entries
+ * (version below the oldest checkable version) become gaps, entries equal to their predecessor go,
+ * empty leaves are unlinked, small neighbours merged (leaves and inner nodes that fit into their left
+ * sibling at most 3/4 full together), and a root with one child is collapsed. Each batch sweeps about
+ * {@code 2 × leaf capacity + 8 × merged writes} entries, so a full pass is faster than the tree grows;
+ * the budget ({@link MemoryBudget}) sweeps everything at once after raising the boundary.
+ */
+final class Reclaimer {
+    private final NodeStore store;
+    private final KeyLayout layout;
+    private final TreeSearch search;
+    private final VersionWindow versions;
+    /** Where the next sweep resumes: the last key of the last leaf swept (length -1: from the start). */
+    private final byte[] cursorKey;
+    private int cursorLen = -1;
+    private long cursorPrefix;
+
+    // sweeper state during one call
+    private long sweepWork;
+    private boolean sweepStopped;
+    private boolean sweepPrevKnown;
+    private int sweepPrevVer;
+
+    Reclaimer(NodeStore store, KeyLayout layout, TreeSearch search, VersionWindow versions, int maxKeyBytes) {
+        this.store = store;
+        this.layout = layout;
+        this.search = search;
+        this.versions = versions;
+        this.cursorKey = new byte[maxKeyBytes + 1];
+    }
+
+    /** The next sweep starts from the first key. */
+    void resetCursor() {
+        cursorLen = -1;
+    }
+
+    /** Sweeps about {@code work} entries from the cursor on, wrapping to the start after the last leaf. */
+    void sweep(long work) {
+        NodeStore s = store;
+        sweepWork = work;
+        sweepStopped = false;
+        boolean seek = cursorLen >= 0;
+        sweepPrevKnown = !seek;
+        sweepPrevVer = GAP;
+        if (s.height == 0) {
+            compactLeaf(s.root);
+            cursorLen = -1;
+            return;
+        }
+        if (seek) {
+            // The shared prefix may have shrunk since the cursor was taken: encode it afresh.
+            cursorPrefix = layout.inlineOf(cursorKey, 0, cursorLen);
+        }
+        sweepInner(s.root, s.height, seek);
+        if (!sweepStopped) {
+            cursorLen = -1;
+        }
+        collapseRoot();
+    }
+
+    /** Sweeps the subtree of inner node {@code h} at {@code level} (1 = parent of leaves). */
+    private void sweepInner(int h, int level, boolean seek) {
+        NodeStore s = store;
+        int leafCap = s.leafCap;
+        int innerCap = s.innerCap;
+        int c = h >>> CHUNK_SHIFT;
+        int base = (h & CHUNK_MASK) * innerCap;
+        int i = seek ? search.childSlot(h, cursorPrefix, cursorKey, 0, cursorLen) : 0;
+        while (i < s.iCount[c][h & CHUNK_MASK]) {
+            if (sweepWork <= 0) {
+                sweepStopped = true;
+                return;
+            }
+            int child = s.iChild[c][base + i];
+            if (level == 1) {
+                int n = compactLeaf(child);
+                sweepWork -= n + 1;
+                s.iMax[c][base + i] = s.leafMax(child);
+                if (n == 0) {
+                    s.unlinkLeaf(child);
+                    s.removeInnerSlot(h, i);
+                    s.freeLeaf(child);
+                    continue;
+                }
+                if (i > 0) {
+                    int left = s.iChild[c][base + i - 1];
+                    if (s.leafCount(left) + n <= leafCap * 3 / 4) {
+                        mergeLeafInto(left, child);
+                        s.iMax[c][base + i - 1] = s.leafMax(left);
+                        s.unlinkLeaf(child);
+                        s.removeInnerSlot(h, i);
+                        s.freeLeaf(child);
+                        continue;
+                    }
+                }
+                rememberCursor(child);
+            } else {
+                sweepInner(child, level - 1, seek);
+                if (s.innerCount(child) == 0) {
+                    s.removeInnerSlot(h, i);
+                    s.freeInner(child);
+                    if (sweepStopped) {
+                        return;
+                    }
+                    seek = false;
+                    continue;
+                }
+                s.iMax[c][base + i] = s.maxOfInner(child);
+                if (i > 0) {
+                    int left = s.iChild[c][base + i - 1];
+                    if (s.innerCount(left) + s.innerCount(child) <= innerCap * 3 / 4) {
+                        mergeInnerInto(h, i, left, child);
+                        if (sweepStopped) {
+                            return;
+                        }
+                        seek = false;
+                        continue;
+                    }
+                }
+                if (sweepStopped) {
+                    return;
+                }
+            }
+            seek = false;
+            i++;
+        }
+    }
+
+    /** Remembers the last key of {@code leaf} as where the next sweep resumes. */
+    private void rememberCursor(int leaf) {
+        NodeStore s = store;
+        int c = leaf >>> CHUNK_SHIFT;
+        int base = (leaf & CHUNK_MASK) * s.leafCap;
+        int n = s.leafCount(leaf);
+        if (n > 0) {
+            cursorLen = layout.materialize(s.lKey[c][base + n - 1], s.lRef[c][base + n - 1], cursorKey);
+            cursorPrefix = s.lKey[c][base + n - 1];
+        }
+    }
+
+    /**
+     * Drops expired and redundant entries of {@code leaf} (an entry equal to its predecessor's version,
+     * expired meaning GAP) and recomputes its max version; returns the new count.
+     */
+    private int compactLeaf(int leaf) {
+        NodeStore s = store;
+        int c = leaf >>> CHUNK_SHIFT;
+        int base = (leaf & CHUNK_MASK) * s.leafCap;
+        int[] hdr = s.lHdr[c];
+        int h = (leaf & CHUNK_MASK) * LEAF_HEADER_INTS;
+        int n = hdr[h + H_COUNT];
+        long[] lk = s.lKey[c];
+        int[] lv = s.lVer[c];
+        int[] lr = s.lRef[c];
+        int expired = versions.expiredBelow;
+        boolean known = sweepPrevKnown;
+        int prev = sweepPrevVer;
+        int out = 0;
+        int max = GAP;
+        for (int j = 0; j < n; j++) {
+            int v = lv[base + j];
+            if (v < expired) {
+                v = GAP;
+            }
+            if (known && v == prev) {
+                s.releaseRef(lr[base + j]);
+                continue;
+            }
+            lk[base + out] = lk[base + j];
+            lv[base + out] = v;
+            lr[base + out] = lr[base + j];
+            out++;
+            known = true;
+            prev = v;
+            if (v > max) {
+                max = v;
+            }
+        }
+        sweepPrevKnown = known;
+        sweepPrevVer = prev;
+        hdr[h + H_COUNT] = out;
+        hdr[h + H_MAX] = max;
+        return out;
+    }
+
+    private void mergeLeafInto(int left, int right) {
+        NodeStore s = store;
+        int lc = left >>> CHUNK_SHIFT;
+        int rc = right >>> CHUNK_SHIFT;
+        int lb = (left & CHUNK_MASK) * s.leafCap;
+        int rb = (right & CHUNK_MASK) * s.leafCap;
+        int ln = s.leafCount(left);
+        int rn = s.leafCount(right);
+        System.arraycopy(s.lKey[rc], rb, s.lKey[lc], lb + ln, rn);
+        System.arraycopy(s.lVer[rc], rb, s.lVer[lc], lb + ln, rn);
+        System.arraycopy(s.lRef[rc], rb, s.lRef[lc], lb + ln, rn);
+        s.setLeafCount(left, ln + rn);
+        s.setLeafCount(right, 0);
+        s.setLeafMax(left, Math.max(s.leafMax(left), s.leafMax(right)));
+    }
+
+    /**
+     * Appends inner node {@code right} (slot {@code i} of {@code parent}) to its left sibling: the
+     * parent's separator for {@code right} moves down as the separator of right's first child.
+     */
+    private void mergeInnerInto(int parent, int i, int left, int right) {
+        NodeStore s = store;
+        int innerCap = s.innerCap;
+        int pc = parent >>> CHUNK_SHIFT;
+        int pb = (parent & CHUNK_MASK) * innerCap;
+        int lc = left >>> CHUNK_SHIFT;
+        int rc = right >>> CHUNK_SHIFT;
+        int lb = (left & CHUNK_MASK) * innerCap;
+        int rb = (right & CHUNK_MASK) * innerCap;
+        int ln = s.innerCount(left);
+        int rn = s.innerCount(right);
+        System.arraycopy(s.iKey[rc], rb, s.iKey[lc], lb + ln, rn);
+        System.arraycopy(s.iRef[rc], rb, s.iRef[lc], lb + ln, rn);
+        System.arraycopy(s.iChild[rc], rb, s.iChild[lc], lb + ln, rn);
+        System.arraycopy(s.iMax[rc], rb, s.iMax[lc], lb + ln, rn);
+        s.iKey[lc][lb + ln] = s.iKey[pc][pb + i];
+        s.iRef[lc][lb + ln] = s.iRef[pc][pb + i];
+        s.setInnerCount(left, ln + rn);
+        s.iMax[pc][pb + i - 1] = Math.max(s.iMax[pc][pb + i - 1], s.iMax[pc][pb + i]);
+        // The separator now belongs to the merged node: remove the slot without freeing it.
+        s.iRef[pc][pb + i] = KeyRefs.EMPTY;
+        s.removeInnerSlot(parent, i);
+        s.freeInner(right);
+    }
+
+    private void collapseRoot() {
+        NodeStore s = store;
+        while (s.height > 0 && s.innerCount(s.root) <= 1) {
+            int old = s.root;
+            if (s.innerCount(old) == 0) {
+                s.root = s.allocLeaf();
+                s.height = 0;
+            } else {
+                s.root = s.child(old, 0);
+                s.height--;
+            }
+            s.freeInner(old);
+        }
+    }
+}

@@ -1,0 +1,168 @@
+package org.fdbresolver.tree;
+
+import static org.fdbresolver.tree.NodeStore.CHUNK_MASK;
+import static org.fdbresolver.tree.NodeStore.CHUNK_SHIFT;
+import static org.fdbresolver.tree.NodeStore.H_COUNT;
+import static org.fdbresolver.tree.NodeStore.H_MAX;
+import static org.fdbresolver.tree.NodeStore.LEAF_HEADER_INTS;
+import static org.fdbresolver.tree.NodeStore.MAX_HEIGHT;
+
+import java.util.Arrays;
+
+/**
+ * The read check one read at a time: one descent from the root (recording the path), the interval
+ * holding the read's begin (skipping the leaf's binary search when the leaf's max version shows nothing
+ * newer than the snapshot), then a walk on through the recorded parents: a slot whose separator is at
+ * or above the read's end stops the walk, a slot whose max version is not above the snapshot is skipped
+ * without touching its subtree.
+ */
+final class SingleReadPath {
+    private final NodeStore store;
+    private final KeyLayout layout;
+    private final TreeSearch search;
+    private final VersionWindow versions;
+    private final int[] pathNode = new int[MAX_HEIGHT];
+    private final int[] pathIdx = new int[MAX_HEIGHT];
+
+    SingleReadPath(NodeStore store, KeyLayout layout, TreeSearch search, VersionWindow versions) {
+        this.store = store;
+        this.layout = layout;
+        this.search = search;
+        this.versions = versions;
+    }
+
+    /** See {@link org.fdbresolver.pipeline.HistoryReader#conflicts}. */
+    boolean conflicts(byte[] keys, int bOff, int bLen, int eOff, int eLen, long snapshot) {
+        boolean empty = Arrays.equals(keys, bOff, bOff + bLen, keys, eOff, eOff + eLen);
+        int s = versions.relative(snapshot);
+        // A read never changes the shared prefix: a key without it orders before or after every key
+        // in the tree, and its length becomes BELOW or ABOVE, which tail() answers without bytes.
+        KeyLayout kl = layout;
+        bLen = kl.searchLength(keys, bOff, bLen);
+        eLen = kl.searchLength(keys, eOff, eLen);
+        long bp = kl.searchInline(keys, bOff, bLen);
+        long ep = kl.searchInline(keys, eOff, eLen);
+        if (empty) {
+            return conflictsEmpty(keys, bOff, bLen, bp, s);
+        }
+        int leaf = search.findLeafRecordingPath(bp, keys, bOff, bLen, pathNode, pathIdx);
+        return conflictsFrom(leaf, keys, bOff, bLen, bp, eOff, eLen, ep, s);
+    }
+
+    /** An empty read {@code [k, k)} conflicts iff the interval just below {@code k} is newer than the snapshot. */
+    boolean conflictsEmpty(byte[] keys, int kOff, int kLen, long kp, int s) {
+        NodeStore st = store;
+        int leaf = search.findLeaf(kp, keys, kOff, kLen);
+        int c = leaf >>> CHUNK_SHIFT;
+        int base = (leaf & CHUNK_MASK) * st.leafCap;
+        int i = search.leafSearch(leaf, kp, keys, kOff, kLen, false);
+        int predVer = i > 0 ? st.lVer[c][base + i - 1] : search.lastVersionFrom(st.leafPrev(leaf));
+        return predVer > s;
+    }
+
+    /**
+     * A non-empty read whose begin lies in {@code leaf}, reached by a descent that recorded its path in
+     * {@link #pathNode}/{@link #pathIdx}.
+     */
+    private boolean conflictsFrom(int leaf, byte[] keys, int bOff, int bLen, long bp, int eOff, int eLen, long ep, int s) {
+        NodeStore st = store;
+        int c = leaf >>> CHUNK_SHIFT;
+        int base = (leaf & CHUNK_MASK) * st.leafCap;
+        int[] hdr = st.lHdr[c];
+        int h = (leaf & CHUNK_MASK) * LEAF_HEADER_INTS;
+        int n = hdr[h + H_COUNT];
+        boolean leafIsOld = hdr[h + H_MAX] <= s;
+        if (leafIsOld && n > 0) {
+            // Nothing in this leaf is newer than the snapshot: if the interval holding begin starts in
+            // this leaf (its first key is at or below begin), no binary search is needed.
+            long p = st.lKey[c][base];
+            int cf = bp != p ? (bp < p ? -1 : 1) : layout.tail(keys, bOff, bLen, st.lRef[c][base]);
+            if (cf < 0 && search.lastVersionFrom(st.leafPrev(leaf)) > s) {
+                return true;
+            }
+        } else {
+            int i = search.leafSearch(leaf, bp, keys, bOff, bLen, true);
+            // The interval holding begin.
+            int predVer = i > 0 ? st.lVer[c][base + i - 1] : search.lastVersionFrom(st.leafPrev(leaf));
+            if (predVer > s) {
+                return true;
+            }
+            // Intervals that begin strictly inside (begin, end): the rest of this leaf, then the
+            // following subtrees in key order.
+            if (!leafIsOld) {
+                int r = scanLeaf(leaf, i, s, ep, keys, eOff, eLen);
+                if (r >= 0) {
+                    return r == 1;
+                }
+            }
+        }
+        return scanOnward(st.height - 1, s, ep, keys, eOff, eLen);
+    }
+
+    /**
+     * Walks the subtrees after the recorded path in key order, from level {@code level} up: skips every
+     * subtree whose max version is not above the snapshot and stops at the first separator at or above
+     * end (read from the cached parents, so skipped leaves are never touched).
+     */
+    private boolean scanOnward(int level, int s, long ep, byte[] keys, int eOff, int eLen) {
+        NodeStore st = store;
+        int height = st.height;
+        int innerCap = st.innerCap;
+        while (level >= 0) {
+            int node = pathNode[level];
+            int slot = pathIdx[level] + 1;
+            int nc = node >>> CHUNK_SHIFT;
+            int nb = (node & CHUNK_MASK) * innerCap;
+            if (slot >= st.iCount[nc][node & CHUNK_MASK]) {
+                level--;
+                continue;
+            }
+            if (slot > 0) {
+                long p = st.iKey[nc][nb + slot];
+                if (p > ep || (p == ep && layout.tail(keys, eOff, eLen, st.iRef[nc][nb + slot]) <= 0)) {
+                    return false;
+                }
+            }
+            pathIdx[level] = slot;
+            if (st.iMax[nc][nb + slot] <= s) {
+                continue;
+            }
+            int child = st.iChild[nc][nb + slot];
+            if (level + 1 < height) {
+                level++;
+                pathNode[level] = child;
+                pathIdx[level] = -1;
+                continue;
+            }
+            int r = scanLeaf(child, 0, s, ep, keys, eOff, eLen);
+            if (r >= 0) {
+                return r == 1;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Scans {@code leaf} from slot {@code i}: 1 if an entry below end is newer than the snapshot, 0 if an
+     * entry at or above end comes first, -1 if the leaf ends first.
+     */
+    int scanLeaf(int leaf, int i, int s, long ep, byte[] keys, int eOff, int eLen) {
+        NodeStore st = store;
+        int c = leaf >>> CHUNK_SHIFT;
+        int base = (leaf & CHUNK_MASK) * st.leafCap;
+        int n = st.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
+        long[] lk = st.lKey[c];
+        int[] lv = st.lVer[c];
+        int[] lr = st.lRef[c];
+        for (int j = base + i, end = base + n; j < end; j++) {
+            long p = lk[j];
+            if (p > ep || (p == ep && layout.tail(keys, eOff, eLen, lr[j]) <= 0)) {
+                return 0;
+            }
+            if (lv[j] > s) {
+                return 1;
+            }
+        }
+        return -1;
+    }
+}

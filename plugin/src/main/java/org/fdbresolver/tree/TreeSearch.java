@@ -1,0 +1,110 @@
+package org.fdbresolver.tree;
+
+import static org.fdbresolver.tree.NodeStore.CHUNK_MASK;
+import static org.fdbresolver.tree.NodeStore.CHUNK_SHIFT;
+import static org.fdbresolver.tree.NodeStore.GAP;
+import static org.fdbresolver.tree.NodeStore.H_COUNT;
+import static org.fdbresolver.tree.NodeStore.LEAF_HEADER_INTS;
+import static org.fdbresolver.tree.NodeStore.NIL;
+
+/**
+ * Searches shared by the read paths, the writer and the sweeper: the child slot of an inner node that
+ * holds a key (binary search over the separators' inline longs, key bytes only on a tie), the first
+ * leaf slot at or above a key, and descents from the root. Search keys come with their inline long and
+ * search length ({@link KeyLayout#searchLength}).
+ */
+final class TreeSearch {
+    private final NodeStore store;
+    private final KeyLayout layout;
+
+    TreeSearch(NodeStore store, KeyLayout layout) {
+        this.store = store;
+        this.layout = layout;
+    }
+
+    /** The child slot of inner node {@code h} whose subtree holds {@code key}: the last slot whose separator is {@code <= key}. */
+    int childSlot(int h, long kp, byte[] key, int off, int len) {
+        NodeStore s = store;
+        long[] keys = s.iKey[h >>> CHUNK_SHIFT];
+        int[] refs = s.iRef[h >>> CHUNK_SHIFT];
+        int base = (h & CHUNK_MASK) * s.innerCap;
+        // Branch-free steps (conditional moves): which way a probe goes is a coin toss to the branch predictor.
+        int first = 1;
+        int n = s.iCount[h >>> CHUNK_SHIFT][h & CHUNK_MASK] - 1;
+        while (n > 0) {
+            int half = n >>> 1;
+            int mid = first + half;
+            long p = keys[base + mid];
+            boolean atOrAbove = kp > p || kp == p && layout.tail(key, off, len, refs[base + mid]) >= 0;
+            first = atOrAbove ? mid + 1 : first;
+            n = atOrAbove ? n - half - 1 : half;
+        }
+        return first - 1;
+    }
+
+    /** In leaf {@code h}: the first slot whose key is {@code >= key} ({@code strict == false}) or {@code > key}. */
+    int leafSearch(int h, long kp, byte[] key, int off, int len, boolean strict) {
+        NodeStore s = store;
+        long[] keys = s.lKey[h >>> CHUNK_SHIFT];
+        int[] refs = s.lRef[h >>> CHUNK_SHIFT];
+        int base = (h & CHUNK_MASK) * s.leafCap;
+        // Branch-free steps, as in childSlot.
+        int first = 0;
+        int n = s.lHdr[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
+        while (n > 0) {
+            int half = n >>> 1;
+            int mid = first + half;
+            long p = keys[base + mid];
+            boolean below = kp > p || kp == p && belowOnTie(p, key, off, len, refs[base + mid], strict);
+            first = below ? mid + 1 : first;
+            n = below ? n - half - 1 : half;
+        }
+        return first;
+    }
+
+    /** With equal inline longs: whether the stored key is below the search key ({@code strict}: or equal). */
+    private boolean belowOnTie(long p, byte[] key, int off, int len, int ref, boolean strict) {
+        int c = layout.tail(key, off, len, ref);
+        return c > 0 || strict && c == 0;
+    }
+
+    /** The leaf whose key range holds {@code key}. */
+    int findLeaf(long kp, byte[] key, int off, int len) {
+        NodeStore s = store;
+        int node = s.root;
+        for (int level = s.height; level > 0; level--) {
+            int slot = childSlot(node, kp, key, off, len);
+            node = s.iChild[node >>> CHUNK_SHIFT][(node & CHUNK_MASK) * s.innerCap + slot];
+        }
+        return node;
+    }
+
+    /**
+     * Like {@link #findLeaf} but records the path, the inner node and slot taken at each level from the
+     * root ({@code pathNode[0]}) down, for a scan that climbs back up.
+     */
+    int findLeafRecordingPath(long kp, byte[] key, int off, int len, int[] pathNode, int[] pathIdx) {
+        NodeStore s = store;
+        int node = s.root;
+        for (int level = 0, height = s.height; level < height; level++) {
+            int slot = childSlot(node, kp, key, off, len);
+            pathNode[level] = node;
+            pathIdx[level] = slot;
+            node = s.iChild[node >>> CHUNK_SHIFT][(node & CHUNK_MASK) * s.innerCap + slot];
+        }
+        return node;
+    }
+
+    /** The version of the last entry of the first non-empty leaf at or before {@code h}, or GAP. */
+    int lastVersionFrom(int h) {
+        NodeStore s = store;
+        while (h != NIL) {
+            int n = s.leafCount(h);
+            if (n > 0) {
+                return s.lVer[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * s.leafCap + n - 1];
+            }
+            h = s.leafPrev(h);
+        }
+        return GAP;
+    }
+}

@@ -1,0 +1,468 @@
+package org.fdbresolver.tree;
+
+import static org.fdbresolver.tree.NodeStore.CHUNK_MASK;
+import static org.fdbresolver.tree.NodeStore.CHUNK_SHIFT;
+import static org.fdbresolver.tree.NodeStore.GAP;
+import static org.fdbresolver.tree.NodeStore.H_COUNT;
+import static org.fdbresolver.tree.NodeStore.H_MAX;
+import static org.fdbresolver.tree.NodeStore.H_PREV;
+import static org.fdbresolver.tree.NodeStore.LEAF_HEADER_INTS;
+import static org.fdbresolver.tree.NodeStore.MAX_HEIGHT;
+import static org.fdbresolver.tree.NodeStore.NIL;
+
+import java.util.Arrays;
+
+/**
+ * Write application and splits. {@link #merge} sets {@code [b, e)} to {@code now}: an entry at {@code e}
+ * keeps the version that was in force there (the outer fragment), the entry at {@code b} takes
+ * {@code now}, entries strictly between go — in one pass over one leaf in the common case. Inner nodes
+ * are split on the way down when full (proactive split preparation), so a leaf split always finds room
+ * in its parent and no split cascades upwards. A full leaf first shifts entries to its right sibling
+ * when that has room. Deletions may leave leaves empty; the sweeper unlinks them.
+ *
+ * <p>A batch's writes go through {@link BatchWriter}, which uses this class's descent, splits and
+ * single-write path; the path of the last descent ({@link #pathNode}, {@link #pathIdx}) is shared.
+ */
+final class TreeWriter {
+
+    private final NodeStore store;
+    private final KeyLayout layout;
+    private final TreeSearch search;
+    private final VersionWindow versions;
+    /** The last descent's path: inner node and slot per level, root first. */
+    final int[] pathNode = new int[MAX_HEIGHT];
+    final int[] pathIdx = new int[MAX_HEIGHT];
+    private final byte[] scratchA;
+    private final byte[] scratchB;
+    /** The last {@link #separatorBetween}'s separator: inline long and reference. */
+    long sepKeyOut;
+    int sepRefOut;
+
+    TreeWriter(NodeStore store, KeyLayout layout, TreeSearch search, VersionWindow versions, int maxKeyBytes) {
+        this.store = store;
+        this.layout = layout;
+        this.search = search;
+        this.versions = versions;
+        this.scratchA = new byte[maxKeyBytes + 1];
+        this.scratchB = new byte[maxKeyBytes + 1];
+    }
+
+    /** Records write {@code [b, e)} (non-empty) at relative version {@code v}. */
+    void merge(byte[] keys, int bOff, int bLen, int eOff, int eLen, int v) {
+        NodeStore s = store;
+        KeyLayout kl = layout;
+        kl.admit(keys, bOff, bLen);
+        kl.admit(keys, eOff, eLen);
+        long bp = kl.inlineOf(keys, bOff, bLen);
+        long ep = kl.inlineOf(keys, eOff, eLen);
+        int first = descendForInsert(bp, keys, bOff, bLen);
+        if (mergeInLeaf(first, v, bp, keys, bOff, bLen, ep, eOff, eLen)) {
+            return;
+        }
+        // The general path, when the write reaches past the leaf or the leaf is full.
+        // 1. The entry at end keeps the version in force there (the outer fragment of what was covered).
+        int eRef = ensureEntry(ep, keys, eOff, eLen);
+        // 2. The entry at begin takes now; a point write [k, k\0) lets k share the chunk of k\0.
+        int bRef = NIL;
+        if (eRef >= 0 && (eRef & 1) == 0 && eLen == bLen + 1 && keys[eOff + bLen] == 0
+                && Arrays.equals(keys, bOff, bOff + bLen, keys, eOff, eOff + bLen)) {
+            bRef = eRef | 1;
+        }
+        int leaf = descendForInsert(bp, keys, bOff, bLen);
+        int i = search.leafSearch(leaf, bp, keys, bOff, bLen, false);
+        int c = leaf >>> CHUNK_SHIFT;
+        int base = (leaf & CHUNK_MASK) * s.leafCap;
+        int n = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
+        if (i < n && s.lKey[c][base + i] == bp && kl.tail(keys, bOff, bLen, s.lRef[c][base + i]) == 0) {
+            s.lVer[c][base + i] = v;
+        } else {
+            if (bRef != NIL) {
+                s.arena.retain(bRef >>> 1);
+            } else {
+                bRef = kl.storeKey(keys, bOff, bLen);
+            }
+            long pos = insertEntry(leaf, i, bp, keys, bOff, bLen, bRef, v);
+            leaf = (int) (pos >>> 32);
+            i = (int) pos;
+        }
+        raiseMax(leaf, v);
+        // 3. Entries strictly inside (begin, end) go; the entry at end stops the scan.
+        removeUntil(leaf, i + 1, ep, keys, eOff, eLen);
+    }
+
+    /**
+     * The common case in one pass over one leaf: an entry {@code >= end} is in the leaf holding
+     * {@code begin} and the result fits. Entries in {@code [begin, end)} are replaced by
+     * {@code begin: now} and, unless an entry sits exactly at {@code end}, {@code end: the version in
+     * force there}. Returns false (changing nothing) otherwise.
+     */
+    private boolean mergeInLeaf(int leaf, int v, long bp, byte[] keys, int bOff, int bLen, long ep, int eOff, int eLen) {
+        NodeStore s = store;
+        KeyLayout kl = layout;
+        int c = leaf >>> CHUNK_SHIFT;
+        int base = (leaf & CHUNK_MASK) * s.leafCap;
+        int[] hdr = s.lHdr[c];
+        int h = (leaf & CHUNK_MASK) * LEAF_HEADER_INTS;
+        int n = hdr[h + H_COUNT];
+        long[] lk = s.lKey[c];
+        int[] lv = s.lVer[c];
+        int[] lr = s.lRef[c];
+        int i = search.leafSearch(leaf, bp, keys, bOff, bLen, false);
+        int j = i;
+        int cmpE = 1;
+        while (j < n) {
+            long p = lk[base + j];
+            cmpE = ep != p ? (ep < p ? -1 : 1) : kl.tail(keys, eOff, eLen, lr[base + j]);
+            if (cmpE <= 0) {
+                break;
+            }
+            j++;
+        }
+        if (j == n) {
+            return false;
+        }
+        boolean exactE = cmpE == 0;
+        boolean exactB = i < j && lk[base + i] == bp && kl.tail(keys, bOff, bLen, lr[base + i]) == 0;
+        int newCount = i + (exactE ? 1 : 2) + (n - j);
+        if (newCount > s.leafCap) {
+            return false;
+        }
+        int vE = 0;
+        if (!exactE) {
+            vE = j > 0 ? lv[base + j - 1] : search.lastVersionFrom(hdr[h + H_PREV]);
+            if (vE < versions.expiredBelow) {
+                vE = GAP;
+            }
+        }
+        int bRef = exactB ? lr[base + i] : NIL;
+        for (int k = exactB ? i + 1 : i; k < j; k++) {
+            s.releaseRef(lr[base + k]);
+        }
+        int eRef = 0;
+        if (!exactE) {
+            eRef = kl.storeKey(keys, eOff, eLen);
+        }
+        if (bRef == NIL) {
+            if (!exactE && eRef >= 0 && eLen == bLen + 1 && keys[eOff + bLen] == 0
+                    && Arrays.equals(keys, bOff, bOff + bLen, keys, eOff, eOff + bLen)) {
+                s.arena.retain(eRef >>> 1);
+                bRef = eRef | 1;
+            } else {
+                bRef = kl.storeKey(keys, bOff, bLen);
+            }
+        }
+        int dst = i + (exactE ? 1 : 2);
+        if (dst != j) {
+            System.arraycopy(lk, base + j, lk, base + dst, n - j);
+            System.arraycopy(lv, base + j, lv, base + dst, n - j);
+            System.arraycopy(lr, base + j, lr, base + dst, n - j);
+        }
+        lk[base + i] = bp;
+        lv[base + i] = v;
+        lr[base + i] = bRef;
+        if (!exactE) {
+            lk[base + i + 1] = ep;
+            lv[base + i + 1] = vE;
+            lr[base + i + 1] = eRef;
+        }
+        hdr[h + H_COUNT] = newCount;
+        raiseMax(leaf, v);
+        return true;
+    }
+
+    /**
+     * Makes sure an entry exists at {@code key}, inserting one with the version in force there;
+     * returns its key reference.
+     */
+    private int ensureEntry(long kp, byte[] key, int off, int len) {
+        NodeStore s = store;
+        int leaf = descendForInsert(kp, key, off, len);
+        int i = search.leafSearch(leaf, kp, key, off, len, false);
+        int c = leaf >>> CHUNK_SHIFT;
+        int base = (leaf & CHUNK_MASK) * s.leafCap;
+        int n = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
+        if (i < n && s.lKey[c][base + i] == kp && layout.tail(key, off, len, s.lRef[c][base + i]) == 0) {
+            return s.lRef[c][base + i];
+        }
+        int v = i > 0 ? s.lVer[c][base + i - 1] : search.lastVersionFrom(s.leafPrev(leaf));
+        if (v < versions.expiredBelow) {
+            v = GAP;
+        }
+        int ref = layout.storeKey(key, off, len);
+        long pos = insertEntry(leaf, i, kp, key, off, len, ref, v);
+        raiseMax((int) (pos >>> 32), v);
+        return ref;
+    }
+
+    /** Raises the max version of {@code leaf} and of its slot along the recorded descent path. */
+    void raiseMax(int leaf, int v) {
+        NodeStore s = store;
+        int[] m = s.lHdr[leaf >>> CHUNK_SHIFT];
+        int at = (leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_MAX;
+        if (m[at] < v) {
+            m[at] = v;
+        }
+        for (int level = 0, height = s.height; level < height; level++) {
+            int node = pathNode[level];
+            int[] im = s.iMax[node >>> CHUNK_SHIFT];
+            int slot = (node & CHUNK_MASK) * s.innerCap + pathIdx[level];
+            if (im[slot] < v) {
+                im[slot] = v;
+            }
+        }
+    }
+
+    /**
+     * Descends to the leaf for {@code key}, splitting every full inner node on the way (the root
+     * first) so that the leaf's parent has room for a split. Records the path.
+     */
+    int descendForInsert(long kp, byte[] key, int off, int len) {
+        NodeStore s = store;
+        int innerCap = s.innerCap;
+        if (s.height > 0 && s.innerCount(s.root) == innerCap) {
+            int old = s.root;
+            int r = s.allocInner();
+            s.setInnerSlot(r, 0, 0, KeyRefs.EMPTY, old, s.maxOfInner(old));
+            s.setInnerCount(r, 1);
+            s.root = r;
+            s.height++;
+            splitInnerChild(r, 0);
+        }
+        int node = s.root;
+        for (int level = 0, height = s.height; level < height; level++) {
+            int slot = search.childSlot(node, kp, key, off, len);
+            if (level + 1 < height) {
+                int child = s.child(node, slot);
+                if (s.innerCount(child) == innerCap) {
+                    splitInnerChild(node, slot);
+                    slot = search.childSlot(node, kp, key, off, len);
+                }
+            }
+            pathNode[level] = node;
+            pathIdx[level] = slot;
+            node = s.child(node, slot);
+        }
+        return node;
+    }
+
+    /** Splits the full inner child at {@code slot} of {@code parent} (which has room) into two halves. */
+    private void splitInnerChild(int parent, int slot) {
+        NodeStore s = store;
+        int innerCap = s.innerCap;
+        int left = s.child(parent, slot);
+        int right = s.allocInner();
+        int n = s.innerCount(left);
+        int mid = n / 2;
+        int lc = left >>> CHUNK_SHIFT;
+        int rc = right >>> CHUNK_SHIFT;
+        int lb = (left & CHUNK_MASK) * innerCap;
+        int rb = (right & CHUNK_MASK) * innerCap;
+        // Slot mid's separator moves up; it becomes the right node's (unused) slot-0 separator.
+        long upKey = s.iKey[lc][lb + mid];
+        int upRef = s.iRef[lc][lb + mid];
+        System.arraycopy(s.iKey[lc], lb + mid, s.iKey[rc], rb, n - mid);
+        System.arraycopy(s.iRef[lc], lb + mid, s.iRef[rc], rb, n - mid);
+        System.arraycopy(s.iChild[lc], lb + mid, s.iChild[rc], rb, n - mid);
+        System.arraycopy(s.iMax[lc], lb + mid, s.iMax[rc], rb, n - mid);
+        s.iRef[rc][rb] = KeyRefs.EMPTY;
+        s.iKey[rc][rb] = 0;
+        s.setInnerCount(left, mid);
+        s.setInnerCount(right, n - mid);
+        s.insertInnerSlot(parent, slot + 1, upKey, upRef, right, s.maxOfInner(right));
+        s.iMax[parent >>> CHUNK_SHIFT][(parent & CHUNK_MASK) * innerCap + slot] = s.maxOfInner(left);
+    }
+
+    /**
+     * Inserts an entry at slot {@code i} of {@code leaf} (the last descent's leaf), splitting the leaf if
+     * full. Returns {@code leaf << 32 | slot} of where the entry went.
+     */
+    private long insertEntry(int leaf, int i, long kp, byte[] key, int off, int len, int ref, int v) {
+        NodeStore s = store;
+        int c = leaf >>> CHUNK_SHIFT;
+        int n = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
+        if (n == s.leafCap) {
+            // A full leaf first hands entries to its right sibling (fuller leaves, less memory) and
+            // splits only when the sibling is nearly full too.
+            int height = s.height;
+            int right = height > 0 ? shiftToRightSibling(leaf) : NIL;
+            if (right == NIL) {
+                right = splitLeaf(leaf);
+                height = s.height;
+            }
+            int mid = s.leafCount(leaf);
+            boolean goRight;
+            if (i != mid) {
+                goRight = i > mid;
+            } else {
+                // Between the halves: the separator (possibly shorter than the right's first key) decides.
+                int parent = pathNode[height - 1];
+                int at = (parent & CHUNK_MASK) * s.innerCap + pathIdx[height - 1] + 1;
+                goRight = KeyRefs.compare(kp, key, off, len, s.iKey[parent >>> CHUNK_SHIFT][at],
+                        s.iRef[parent >>> CHUNK_SHIFT][at], s.arena, layout.skip()) >= 0;
+            }
+            if (goRight) {
+                leaf = right;
+                i -= mid;
+                pathIdx[height - 1]++;
+            }
+            c = leaf >>> CHUNK_SHIFT;
+            n = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
+        }
+        int base = (leaf & CHUNK_MASK) * s.leafCap;
+        int move = n - i;
+        System.arraycopy(s.lKey[c], base + i, s.lKey[c], base + i + 1, move);
+        System.arraycopy(s.lVer[c], base + i, s.lVer[c], base + i + 1, move);
+        System.arraycopy(s.lRef[c], base + i, s.lRef[c], base + i + 1, move);
+        s.lKey[c][base + i] = kp;
+        s.lVer[c][base + i] = v;
+        s.lRef[c][base + i] = ref;
+        s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] = n + 1;
+        return (long) leaf << 32 | i;
+    }
+
+    /**
+     * Splits full {@code leaf} (the last descent's leaf) in two; the right half goes into a new leaf
+     * linked after it and registered in the parent (making a new root if the leaf was the root).
+     */
+    private int splitLeaf(int leaf) {
+        NodeStore s = store;
+        int right = s.allocLeaf();
+        int lc = leaf >>> CHUNK_SHIFT;
+        int rc = right >>> CHUNK_SHIFT;
+        int lb = (leaf & CHUNK_MASK) * s.leafCap;
+        int rb = (right & CHUNK_MASK) * s.leafCap;
+        int n = s.leafCount(leaf);
+        int mid = n / 2;
+        System.arraycopy(s.lKey[lc], lb + mid, s.lKey[rc], rb, n - mid);
+        System.arraycopy(s.lVer[lc], lb + mid, s.lVer[rc], rb, n - mid);
+        System.arraycopy(s.lRef[lc], lb + mid, s.lRef[rc], rb, n - mid);
+        s.setLeafCount(leaf, mid);
+        s.setLeafCount(right, n - mid);
+        s.linkAfter(leaf, right);
+        int leftMax = s.maxOfLeaf(leaf);
+        int rightMax = s.maxOfLeaf(right);
+        s.setLeafMax(leaf, leftMax);
+        s.setLeafMax(right, rightMax);
+        separatorBetween(leaf, right);
+        registerRight(leaf, leftMax, right, rightMax, sepKeyOut, sepRefOut);
+        return right;
+    }
+
+    /**
+     * Registers new leaf {@code right} after {@code leaf} (the last descent's leaf) in the parent,
+     * making a new root when the leaf was the root.
+     */
+    void registerRight(int leaf, int leftMax, int right, int rightMax, long sepKey, int sepRef) {
+        NodeStore s = store;
+        if (s.height == 0) {
+            int r = s.allocInner();
+            s.setInnerSlot(r, 0, 0, KeyRefs.EMPTY, leaf, leftMax);
+            s.setInnerSlot(r, 1, sepKey, sepRef, right, rightMax);
+            s.setInnerCount(r, 2);
+            s.root = r;
+            s.height = 1;
+            pathNode[0] = r;
+            pathIdx[0] = 0;
+        } else {
+            int parent = pathNode[s.height - 1];
+            int slot = pathIdx[s.height - 1];
+            s.insertInnerSlot(parent, slot + 1, sepKey, sepRef, right, rightMax);
+            s.iMax[parent >>> CHUNK_SHIFT][(parent & CHUNK_MASK) * s.innerCap + slot] = leftMax;
+        }
+    }
+
+    /**
+     * Moves the last entries of full {@code leaf} (the last descent's leaf) to the front of its right
+     * sibling under the same parent when that has room, and fixes the separator between them.
+     * Returns the sibling, or NIL when there is none with room.
+     */
+    private int shiftToRightSibling(int leaf) {
+        NodeStore s = store;
+        int leafCap = s.leafCap;
+        int parent = pathNode[s.height - 1];
+        int slot = pathIdx[s.height - 1];
+        int pc = parent >>> CHUNK_SHIFT;
+        int pb = (parent & CHUNK_MASK) * s.innerCap;
+        if (slot + 1 >= s.iCount[pc][parent & CHUNK_MASK]) {
+            return NIL;
+        }
+        int right = s.iChild[pc][pb + slot + 1];
+        int rc = right >>> CHUNK_SHIFT;
+        int rb = (right & CHUNK_MASK) * leafCap;
+        int rn = s.leafCount(right);
+        int move = (leafCap - rn) / 2;
+        if (move < Math.max(2, leafCap / 16)) {
+            return NIL;
+        }
+        int lc = leaf >>> CHUNK_SHIFT;
+        int lb = (leaf & CHUNK_MASK) * leafCap;
+        int n = s.leafCount(leaf);
+        System.arraycopy(s.lKey[rc], rb, s.lKey[rc], rb + move, rn);
+        System.arraycopy(s.lVer[rc], rb, s.lVer[rc], rb + move, rn);
+        System.arraycopy(s.lRef[rc], rb, s.lRef[rc], rb + move, rn);
+        System.arraycopy(s.lKey[lc], lb + n - move, s.lKey[rc], rb, move);
+        System.arraycopy(s.lVer[lc], lb + n - move, s.lVer[rc], rb, move);
+        System.arraycopy(s.lRef[lc], lb + n - move, s.lRef[rc], rb, move);
+        s.setLeafCount(leaf, n - move);
+        s.setLeafCount(right, rn + move);
+        int leftMax = s.maxOfLeaf(leaf);
+        int rightMax = s.maxOfLeaf(right);
+        s.setLeafMax(leaf, leftMax);
+        s.setLeafMax(right, rightMax);
+        s.iMax[pc][pb + slot] = leftMax;
+        s.iMax[pc][pb + slot + 1] = rightMax;
+        s.releaseRef(s.iRef[pc][pb + slot + 1]);
+        separatorBetween(leaf, right);
+        s.iKey[pc][pb + slot + 1] = sepKeyOut;
+        s.iRef[pc][pb + slot + 1] = sepRefOut;
+        return right;
+    }
+
+    /** The shortest prefix of {@code right}'s first key above {@code left}'s last key, stored; into sepKeyOut/sepRefOut. */
+    void separatorBetween(int left, int right) {
+        NodeStore s = store;
+        int lc = left >>> CHUNK_SHIFT;
+        int rc = right >>> CHUNK_SHIFT;
+        int last = (left & CHUNK_MASK) * s.leafCap + s.leafCount(left) - 1;
+        int first = (right & CHUNK_MASK) * s.leafCap;
+        int lastLen = layout.materialize(s.lKey[lc][last], s.lRef[lc][last], scratchA);
+        int firstLen = layout.materialize(s.lKey[rc][first], s.lRef[rc][first], scratchB);
+        int common = Arrays.mismatch(scratchA, 0, lastLen, scratchB, 0, firstLen);
+        int sepLen = Math.min(firstLen, common + 1);
+        sepKeyOut = layout.inlineOf(scratchB, 0, sepLen);
+        sepRefOut = layout.storeKey(scratchB, 0, sepLen);
+    }
+
+    /** Removes entries from slot {@code i} of {@code leaf} on, across leaves, while their key is below {@code end}. */
+    private void removeUntil(int leaf, int i, long ep, byte[] key, int off, int len) {
+        NodeStore s = store;
+        while (leaf != NIL) {
+            int c = leaf >>> CHUNK_SHIFT;
+            int base = (leaf & CHUNK_MASK) * s.leafCap;
+            int n = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
+            long[] lk = s.lKey[c];
+            int[] lr = s.lRef[c];
+            int j = i;
+            while (j < n) {
+                long p = lk[base + j];
+                if (p > ep || (p == ep && layout.tail(key, off, len, lr[base + j]) <= 0)) {
+                    break;
+                }
+                s.releaseRef(lr[base + j]);
+                j++;
+            }
+            if (j > i) {
+                int move = n - j;
+                System.arraycopy(lk, base + j, lk, base + i, move);
+                System.arraycopy(s.lVer[c], base + j, s.lVer[c], base + i, move);
+                System.arraycopy(lr, base + j, lr, base + i, move);
+                s.setLeafCount(leaf, n - (j - i));
+            }
+            if (j < n) {
+                return;
+            }
+            leaf = s.leafNext(leaf);
+            i = 0;
+        }
+    }
+}
