@@ -4,7 +4,8 @@
 #   fdb/lib/                         the libraries ldd shows fdbserver and fdbcli need beyond the base
 #                                    image (glibc and the GCC runtime are in every Debian base)
 #   fdb/fdb-process.sh               the entry point
-#   fdbresolver/jre                  a jlink'd Java runtime (libjvm.so, libjsig.so)
+#   fdbresolver/jre                  a jlink'd Java runtime with the modules jdeps finds in the jars
+#                                    (libjvm.so, libjsig.so)
 #   fdbresolver/native/libfdbresolver.so, fdbresolver/*.jar, fdbresolver/lib/*.jar   the bridge and engine
 #   var/{data,logs}                  fdbserver's folders, owned by the image's user
 #
@@ -19,8 +20,6 @@ out="$1"
 root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
 here="$root/containers/fdb-cluster"
 java_home="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
-# The embedded JVM runs the bridge and the engine: jdeps finds java.base only.
-jre_modules="java.base"
 
 die() { echo "prepare-context: $*" >&2; exit 2; }
 say() { echo "prepare-context: $*" >&2; }
@@ -36,6 +35,9 @@ bridge_jar="$(ls "$bridge"/fdbresolver-jni-bridge-*.jar 2>/dev/null | grep -v --
 [[ -f "$library" && -n "$bridge_jar" && -d "$bridge/lib" ]] \
   || die "the bridge is not built: run ./mvnw -B -o -q package -DskipTests -pl jni-bridge -am"
 [[ -x "$java_home/bin/jlink" ]] || die "no jlink in JAVA_HOME=$java_home"
+# The embedded JVM runs the bridge and the engine: the modules their jars need (java.base, jdk.jfr).
+jre_modules="$("$java_home/bin/jdeps" --print-module-deps --ignore-missing-deps "$bridge_jar" "$bridge"/lib/*.jar)" \
+  || die "jdeps could not list the modules of the bridge's jars"
 tini="$(command -v tini-static || command -v tini || true)"
 [[ -n "$tini" ]] || die "tini is missing: apt-get install tini (Debian's docker.io brings it)"
 
