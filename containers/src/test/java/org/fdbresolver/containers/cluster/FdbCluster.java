@@ -54,6 +54,7 @@ final class FdbCluster implements AutoCloseable {
     static final int API_VERSION = 740;
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final long CONTAINER_MEMORY = 2L << 30;
+    private static FDB client;
 
     /** A role in {@code status json}: which process (address, container) holds it. */
     record Role(String role, String id, String address, String container) {
@@ -106,17 +107,18 @@ final class FdbCluster implements AutoCloseable {
 
     /** The Java client, once per JVM: libfdb_c from the FoundationDB build, client traces beside the clusters'. */
     static synchronized FDB client(FdbBuild build) throws IOException {
-        if (!FDB.isAPIVersionSelected()) {
-            // fdb-java loads libfdb_c from this system property before its own JNI library, which needs it.
+        if (client == null) {
+            // fdb-java's class initializer loads libfdb_c from this system property, then its own JNI
+            // library, which needs it: set it before anything touches the FDB class.
             System.setProperty("FDB_LIBRARY_PATH_FDB_C", build.libfdbC().toString());
             FDB fdb = FDB.selectAPIVersion(API_VERSION);
             Path traces = Path.of("target", "fdb-clusters", "client-traces").toAbsolutePath();
             Files.createDirectories(traces);
             fdb.options().setTraceEnable(traces.toString());
             fdb.options().setTraceFormat("json");
-            return fdb;
+            client = fdb;
         }
-        return FDB.instance();
+        return client;
     }
 
     private String startProcess(String image, String name, String processClass, String coordinator) throws IOException {

@@ -50,15 +50,16 @@ class ResolverClusterIT {
     void ourEngineResolvesTheBankWorkloadWithoutLosingAnUpdate() throws Exception {
         try (FdbCluster cluster = FdbCluster.start(build, ClusterSpec.plugin("one-resolver"))) {
             JsonNode status = cluster.status();
+            System.out.println("roles: " + roleMap(cluster, status));
             Role resolver = single(cluster.roles(status, "resolver"));
             assertEquals(FdbCluster.resolution(1), resolver.container(), "the resolver is recruited on the resolution process: " + roleMap(cluster, status));
             assertPluginOpened(cluster, resolver.container(), 0);
 
             BankWorkload bank = new BankWorkload(cluster.database(), BankWorkload.Settings.standard());
             bank.load();
-            Result result = bank.runTransfers(60, WORKLOAD_TIMEOUT);
+            Result result = bank.runTransfers(200, WORKLOAD_TIMEOUT);
             double end = nowSeconds();
-            assertWorkloadClean(bank, result, 16 * 60);
+            assertWorkloadClean(bank, result, 16 * 200);
 
             // Every conflict the clients saw was decided by the engine: the resolver's own counters agree.
             TraceLog.Event metrics = cluster.awaitTrace(resolver.container(),
@@ -82,6 +83,7 @@ class ResolverClusterIT {
         ClusterSpec spec = ClusterSpec.plugin("two-resolvers").withResolvers(2, 2).withKnob("--knob_min_balance_difference=10000");
         try (FdbCluster cluster = FdbCluster.start(build, spec)) {
             JsonNode status = cluster.status();
+            System.out.println("roles: " + roleMap(cluster, status));
             List<Role> resolvers = cluster.roles(status, "resolver");
             Set<String> hosts = resolvers.stream().map(Role::container).collect(Collectors.toSet());
             assertEquals(Set.of(FdbCluster.resolution(1), FdbCluster.resolution(2)), hosts,
@@ -92,9 +94,9 @@ class ResolverClusterIT {
 
             BankWorkload bank = new BankWorkload(cluster.database(), BankWorkload.Settings.standard());
             bank.load();
-            Result result = bank.runTransfers(100, WORKLOAD_TIMEOUT);
+            Result result = bank.runTransfers(300, WORKLOAD_TIMEOUT);
             double end = nowSeconds();
-            assertWorkloadClean(bank, result, 16 * 100);
+            assertWorkloadClean(bank, result, 16 * 300);
 
             List<TraceLog.Event> moves = cluster.trace(FdbCluster.STATELESS).ofType("MovingResolutionRange");
             System.out.println("resolution ranges moved: " + moves.size() + (moves.isEmpty() ? "" : ", first " + moves.getFirst()));
@@ -121,12 +123,13 @@ class ResolverClusterIT {
     void killingTheResolverMidWorkloadRecruitsANewOneAndLosesNothing() throws Exception {
         try (FdbCluster cluster = FdbCluster.start(build, ClusterSpec.plugin("kill-resolver").withResolvers(1, 2))) {
             JsonNode before = cluster.status();
+            System.out.println("roles: " + roleMap(cluster, before));
             Role victim = single(cluster.roles(before, "resolver"));
             assertTrue(victim.container().startsWith("resolution-"), "the resolver is on a resolution process: " + roleMap(cluster, before));
             assertPluginOpened(cluster, victim.container(), 0);
             long generation = before.path("cluster").path("generation").asLong();
 
-            int perClient = 150;
+            int perClient = 500;
             BankWorkload bank = new BankWorkload(cluster.database(), BankWorkload.Settings.standard());
             bank.load();
             CompletableFuture<Result> running = CompletableFuture.supplyAsync(() -> bank.runTransfers(perClient, WORKLOAD_TIMEOUT));
@@ -166,7 +169,7 @@ class ResolverClusterIT {
             assertPluginOpened(cluster, resolver.container(), 0);
             BankWorkload bank = new BankWorkload(cluster.database(), BankWorkload.Settings.standard());
             bank.load();
-            assertWorkloadClean(bank, bank.runTransfers(20, WORKLOAD_TIMEOUT), 16 * 20);
+            assertWorkloadClean(bank, bank.runTransfers(50, WORKLOAD_TIMEOUT), 16 * 50);
 
             Duration grace = Duration.ofSeconds(30);
             long started = System.nanoTime();
@@ -187,7 +190,7 @@ class ResolverClusterIT {
                     s -> !resolver.container().equals(single(cluster.roles(s, "resolver")).container()));
             Role successor = single(cluster.roles(after, "resolver"));
             assertTrue(successor.container().startsWith("resolution-"), roleMap(cluster, after));
-            assertWorkloadClean(bank, bank.runTransfers(20, WORKLOAD_TIMEOUT), 16 * 20 * 2);
+            assertWorkloadClean(bank, bank.runTransfers(50, WORKLOAD_TIMEOUT), 16 * 50 * 2);
             assertClusterHealthy(cluster);
         }
     }
@@ -203,7 +206,7 @@ class ResolverClusterIT {
 
             BankWorkload bank = new BankWorkload(cluster.database(), BankWorkload.Settings.standard());
             bank.load();
-            Result result = bank.runTransfers(60, WORKLOAD_TIMEOUT);
+            Result result = bank.runTransfers(100, WORKLOAD_TIMEOUT);
             System.out.println("commits-everything: " + result.summary());
             assertNull(result.failure(), "the workload ran: " + result.failure());
             assertEquals(0, result.conflicts(), "a resolver that commits everything reports no conflict");
@@ -219,7 +222,7 @@ class ResolverClusterIT {
             Role resolver = single(cluster.roles(cluster.status(), "resolver"));
             BankWorkload bank = new BankWorkload(cluster.database(), BankWorkload.Settings.standard());
             bank.load();
-            assertWorkloadClean(bank, bank.runTransfers(60, WORKLOAD_TIMEOUT), 16 * 60);
+            assertWorkloadClean(bank, bank.runTransfers(200, WORKLOAD_TIMEOUT), 16 * 200);
             for (String name : cluster.containerNames()) {
                 assertEquals(List.of(), cluster.trace(name).ofType(PLUGIN_OPENED), name + ": the knob unset, no plugin opens");
             }
