@@ -308,6 +308,21 @@ final class FdbCluster implements AutoCloseable {
         return docker().inspectContainerCmd(id).exec().getState().getExitCodeLong();
     }
 
+    /**
+     * CPU time the container's processes have used, in nanoseconds: its cgroup's own counter, read inside
+     * the container (cgroup v1 cpuacct.usage, or v2 cpu.stat's usage_usec). A read takes milliseconds;
+     * Docker's stats API takes a second or two per call.
+     */
+    long cpuNanos(String container) throws IOException, InterruptedException {
+        ExecResult r = containers.get(container).execInContainer("bash", "-c",
+                "cat /sys/fs/cgroup/cpuacct/cpuacct.usage 2>/dev/null || awk '/^usage_usec/ { printf \"%d\\n\", $2 * 1000 }' /sys/fs/cgroup/cpu.stat");
+        try {
+            return Long.parseLong(r.getStdout().trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalStateException("no CPU counter in " + container + "'s cgroup: " + r.getStdout() + r.getStderr(), e);
+        }
+    }
+
     /** Names of files under {@code dir} in a container (running or stopped) whose name contains {@code part}. */
     List<String> filesInContainer(String container, String dir, String part) throws IOException {
         List<String> names = new ArrayList<>();
