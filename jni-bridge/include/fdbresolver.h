@@ -207,8 +207,7 @@ FDBR_API fdbr_status fdbr_close(fdbr_resolver* resolver);
  * transactions[0..transaction_count) with their ranges in ranges[0..range_count) (range_count must
  * equal the sum of every transaction's read_count + write_count). The key bytes must stay valid and
  * unchanged until the call returns; they are copied once, into the engine. On FDBR_OK, *result
- * holds the decisions. A negative new_oldest_version (FoundationDB's Resolver passes version - 5,000,000
- * from a new database's first batch, version 0) is taken as 0, which decides the same.
+ * holds the decisions.
  */
 FDBR_API fdbr_status fdbr_resolve(fdbr_resolver* resolver, int64_t now, int64_t new_oldest_version,
                                   const fdbr_transaction* transactions, uint32_t transaction_count,

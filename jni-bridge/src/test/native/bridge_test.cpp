@@ -250,31 +250,6 @@ void invalidBatchChangesNothing() {
     fdbresolver::destroyConflictSet(cs);
 }
 
-/**
- * A new FoundationDB database's first batches, as its Resolver passes them: new_oldest_version = version
- * - MAX_WRITE_TRANSACTION_LIFE_VERSIONS (5,000,000), negative until version 5,000,000; the first batch
- * is version 0. FDB's skip list takes a negative oldest as "nothing is too old yet"; so must the bridge.
- */
-void newDatabaseOldestVersion() {
-    std::vector<TestBatch> batches = {
-        {0, -5000000, {tx(0, {}, {point("a")})}},
-        // reads a at snapshot 0, written at version 0: no conflict
-        {1000000, -4000000, {tx(0, {point("a")}, {point("b")}), tx(0, {}, {point("c")})}},
-        // b written at 1,000,000: a conflict for snapshot 500,000 (reported), none for 1,000,000
-        {2000000, -3000000, {tx(500000, {point("b")}, {}, true), tx(1000000, {point("b")}, {})}},
-        // oldest 1,000,000 at last: snapshot 500,000 is too old
-        {6000000, 1000000, {tx(500000, {point("c")}, {}), tx(2000000, {point("c")}, {})}},
-    };
-    std::vector<std::string> expected = {"0", "00", "10|0:0,", "20"};
-    fdbresolver::ConflictSet* cs = open();
-    for (size_t i = 0; i < batches.size(); i++) {
-        Outcome o = resolve(cs, batches[i]);
-        expect(o.status == FDBR_OK, "batch " + std::to_string(i) + " refused: " + o.message);
-        expectEqual(o.decisions, expected[i], "batch " + std::to_string(i));
-    }
-    fdbresolver::destroyConflictSet(cs);
-}
-
 void badArguments() {
     fdbr_config c;
     fdbr_config_init(&c);
@@ -620,7 +595,6 @@ int main(int argc, char** argv) {
         {"java-exception", javaExceptionBecomesStatus},
         {"invalid-batch", invalidBatchChangesNothing},
         {"bad-arguments", badArguments},
-        {"new-database", newDatabaseOldestVersion},
         {"close-reopen", closeAndReopen},
         {"threads", otherThreads},
         {"statistics", statistics},

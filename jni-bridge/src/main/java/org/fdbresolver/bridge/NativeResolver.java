@@ -113,16 +113,6 @@ public final class NativeResolver {
         return null;
     }
 
-    /**
-     * FoundationDB's Resolver passes {@code version - MAX_WRITE_TRANSACTION_LIFE_VERSIONS}, negative
-     * during a new database's first five seconds of versions (its first batch is version 0), and its skip
-     * list takes that as "nothing is too old yet". The engine's contract wants {@code >= 0}: 0 decides
-     * the same, since read snapshots are never negative and no history is older than 0.
-     */
-    static long hostOldestVersion(long newOldestVersion) {
-        return Math.max(0, newOldestVersion);
-    }
-
     /** Resolves one batch; see {@link NativeBatch} for the memory it reads and writes. */
     int resolve(long now, long newOldestVersion, long txnAddress, int transactionCount, long rangeAddress,
                 int rangeCount, long outAddress, long outCapacity, long messageAddress, int messageCapacity) {
@@ -130,7 +120,7 @@ public final class NativeResolver {
             layout.read(batch, txnAddress, transactionCount, rangeAddress, rangeCount, maxKeyBytes,
                     batchesResolved, now);
             long start = System.nanoTime();
-            BatchResult result = batch.detectConflicts(now, hostOldestVersion(newOldestVersion));
+            BatchResult result = batch.detectConflicts(now, newOldestVersion);
             long nanos = System.nanoTime() - start;
             layout.write(result, outAddress, outCapacity, nanos);
             engineNanos += nanos;

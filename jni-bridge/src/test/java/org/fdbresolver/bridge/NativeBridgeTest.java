@@ -29,7 +29,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class NativeBridgeTest {
 
     @ParameterizedTest
-    @ValueSource(strings = {"decisions", "java-exception", "invalid-batch", "new-database", "bad-arguments", "close-reopen",
+    @ValueSource(strings = {"decisions", "java-exception", "invalid-batch", "bad-arguments", "close-reopen",
             "threads", "statistics", "engine-name", "host-signal-handler", "open-text", "dlopen"})
     void nativeCase(String name) throws Exception {
         NativeProgram.Run run = NativeProgram.run("fdbresolver-bridge-test", List.of("reference", name),
