@@ -1,0 +1,128 @@
+package org.fdbresolver.containers.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.fdbresolver.containers.cluster.BankWorkload.Result;
+import org.fdbresolver.containers.cluster.FdbCluster.Role;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The integrated run: the same bank workload, the same containers and settings, against a stock
+ * cluster (the plugin knob unset) and a plugin cluster, alternately, {@code rounds} times. For each:
+ * what the clients saw (commits per second, conflict rate, commit and transfer latency p50/p99) and
+ * the resolver's own time per batch from FoundationDB's metrics ({@link ResolverTimes}), and the CPU
+ * the resolver's process and all processes used (their cgroups' counters; 100 % is one core). Prints a
+ * Markdown table and writes it to {@code target/cluster-benchmark.md}.
+ *
+ * <p>Tagged {@code benchmark} (excluded by default); {@code scripts/fdb-cluster-bench} runs it. Settings:
+ * {@code -Dfdbresolver.clusterBench.rounds=2}, {@code .warmupSeconds=20}, {@code .seconds=60},
+ * {@code .clients=16}.
+ */
+@Tag("docker")
+@Tag("fdb-cluster")
+@Tag("benchmark")
+class ClusterBenchmarkIT {
+    /** Histogram events every 10 s instead of 300 s, in both clusters, so a one-minute window has some. */
+    private static final String HISTOGRAM_KNOB = "--knob_histogram_report_interval=10";
+
+    /** {@code resolverCpu}, {@code clusterCpu}: CPU seconds per second over the measured window. */
+    private record Row(String cluster, int round, Result client, ResolverTimes resolver, double resolverCpu, double clusterCpu) {
+    }
+
+    @Test
+    void stockAndPluginClustersUnderTheSameWorkload() throws Exception {
+        FdbBuild build = FdbBuild.requireOrAbort();
+        FdbImage.requireDocker();
+        int rounds = Integer.getInteger("fdbresolver.clusterBench.rounds", 2);
+        Duration warmup = Duration.ofSeconds(Integer.getInteger("fdbresolver.clusterBench.warmupSeconds", 20));
+        Duration measured = Duration.ofSeconds(Integer.getInteger("fdbresolver.clusterBench.seconds", 60));
+        BankWorkload.Settings settings = BankWorkload.Settings.standard().withClients(Integer.getInteger("fdbresolver.clusterBench.clients", 16));
+
+        List<Row> rows = new ArrayList<>();
+        for (int round = 1; round <= rounds; round++) {
+            for (ClusterSpec spec : List.of(ClusterSpec.stock("bench-stock"), ClusterSpec.plugin("bench-plugin"))) {
+                rows.add(run(build, spec.withKnob(HISTOGRAM_KNOB), round, settings, warmup, measured));
+                System.out.println(table(rows));
+            }
+        }
+        String report = "Bank workload: " + settings.accounts() + " accounts, " + settings.clients() + " clients, warm-up " + warmup.toSeconds()
+                + " s, measured " + measured.toSeconds() + " s per run; cluster: stateless, log, storage, 1 resolution process "
+                + "(configure new single memory, 1 log, 1 commit proxy, 1 GRV proxy, 1 resolver).\n\n" + table(rows);
+        Path out = Path.of("target", "cluster-benchmark.md");
+        Files.writeString(out, report);
+        System.out.println(report);
+        System.out.println("written to " + out.toAbsolutePath());
+    }
+
+    private static Row run(FdbBuild build, ClusterSpec spec, int round, BankWorkload.Settings settings, Duration warmup, Duration measured)
+            throws Exception {
+        try (FdbCluster cluster = FdbCluster.start(build, spec)) {
+            Role resolver = cluster.roles(cluster.status(), "resolver").getFirst();
+            BankWorkload bank = new BankWorkload(cluster.database(), settings);
+            bank.load();
+            double from = System.currentTimeMillis() / 1000.0 + warmup.toSeconds();
+            CompletableFuture<Result> running = CompletableFuture.supplyAsync(() -> bank.runFor(warmup, measured));
+            // CPU of the resolver's process and of all processes over the measured window.
+            Thread.sleep(warmup.toMillis());
+            long[] cpuFrom = cpu(cluster, resolver.container());
+            long wallFrom = System.nanoTime();
+            Thread.sleep(measured.toMillis());
+            long[] cpuTo = cpu(cluster, resolver.container());
+            double wall = System.nanoTime() - wallFrom;
+            Result result = running.get(10, TimeUnit.MINUTES);
+            double to = from + measured.toSeconds();
+            System.out.println(spec.name() + " round " + round + ": " + result.summary());
+            assertNull(result.failure(), () -> "the workload failed: " + result.failure());
+            BankWorkload.Audit audit = bank.audit();
+            assertEquals(List.of(), audit.violations(), "a benchmark of a wrong cluster means nothing");
+            // ResolverMetrics come every 5 s and histograms every 10 s: wait for the ones that close the window.
+            Thread.sleep(11_000);
+            return new Row(spec.usesPlugin() ? "plugin (tree)" : "stock", round, result, ResolverTimes.of(cluster.trace(resolver.container()), from, to),
+                    (cpuTo[0] - cpuFrom[0]) / wall, (cpuTo[1] - cpuFrom[1]) / wall);
+        }
+    }
+
+    /** {resolver's container, all containers}: CPU nanoseconds so far. */
+    private static long[] cpu(FdbCluster cluster, String resolver) throws Exception {
+        long[] nanos = new long[2];
+        for (String name : cluster.containerNames()) {
+            long n = cluster.cpuNanos(name);
+            nanos[1] += n;
+            if (name.equals(resolver)) {
+                nanos[0] = n;
+            }
+        }
+        return nanos;
+    }
+
+    private static String table(List<Row> rows) {
+        StringBuilder sb = new StringBuilder();
+        sb.append("| cluster | round | commits/s | conflict rate | commit p50 ms | commit p99 ms | transfer p50 ms | transfer p99 ms "
+                + "| resolver batches/s | txns/batch | ComputeTime mean µs | ComputeTime p50 / p99 µs (bucket bound) "
+                + "| plugin call µs/batch | engine µs/batch | resolver process CPU | all processes CPU |\n");
+        sb.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        for (Row r : rows) {
+            Result c = r.client;
+            ResolverTimes t = r.resolver;
+            sb.append(String.format("| %s | %d | %.0f | %.1f %% | %.2f | %.2f | %.2f | %.2f | %.0f | %.1f | %.0f | < %d / < %d | %s | %s | %.0f %% | %.0f %% |%n",
+                    r.cluster, r.round, c.commitsPerSecond(), 100 * c.conflictRate(), Result.millis(c.commitLatencyMicros(), 50),
+                    Result.millis(c.commitLatencyMicros(), 99), Result.millis(c.transferLatencyMicros(), 50), Result.millis(c.transferLatencyMicros(), 99),
+                    t.batches() / t.seconds(), t.batches() == 0 ? 0.0 : (double) t.transactions() / t.batches(), t.computeMeanMicros(),
+                    t.computeP50Micros(), t.computeP99Micros(), micros(t.pluginResolveMicros()), micros(t.pluginEngineMicros()), 100 * r.resolverCpu, 100 * r.clusterCpu));
+        }
+        return sb.toString();
+    }
+
+    private static String micros(double v) {
+        return Double.isNaN(v) ? "–" : String.format("%.0f", v);
+    }
+}

@@ -1,0 +1,68 @@
+package org.fdbresolver.containers.cluster;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A cluster's shape: one container per fdbserver process — {@code stateless} (the coordinator, cluster
+ * controller, master, proxies, ratekeeper, data distributor), {@code log} (class transaction),
+ * {@code storage}, and {@code resolution-1..n} (class resolution: the processes tests kill) — and the
+ * Resolver's conflict set: stock FoundationDB ({@code pluginConfig == null}, the knob unset) or
+ * fdbresolver's engine with that configuration.
+ *
+ * @param name            names the run's log folder
+ * @param pluginConfig    RESOLVER_CONFLICT_SET_PLUGIN_CONFIG; null: stock (the plugin knob unset)
+ * @param resolutionProcesses processes of class resolution
+ * @param resolvers       the database's {@code resolvers=} setting
+ * @param knobs           more {@code --knob_name=value} arguments, for every process
+ * @param engineJars      a host folder mounted at {@value #ENGINE_JARS_MOUNT} (engines only tests have)
+ */
+record ClusterSpec(String name, String pluginConfig, int resolutionProcesses, int resolvers, List<String> knobs, Path engineJars) {
+    static final String PLUGIN_LIBRARY = "/opt/fdbresolver/native/libfdbresolver.so";
+    static final String ENGINE_JARS_MOUNT = "/opt/fdbresolver-test-engines";
+    /** The JVM's crash dumps go to the log folder, which the host sees. */
+    static final String JVM_ERROR_FILE = "/var/fdb/logs/hs_err_pid%p.log";
+
+    /**
+     * The engine inside fdbserver, sized for this small cluster: a 256 MiB history budget (off the heap),
+     * a 256 MiB heap with the serial collector (two cores here, shared).
+     */
+    static String pluginConfig(String engine) {
+        return "engine=" + engine + ";memory_budget=256m;jvm_option=-Xms256m;jvm_option=-Xmx256m;jvm_option=-XX:+UseSerialGC;"
+                + "jvm_option=-XX:ErrorFile=" + JVM_ERROR_FILE;
+    }
+
+    static ClusterSpec plugin(String name) {
+        return new ClusterSpec(name, pluginConfig("tree"), 1, 1, List.of(), null);
+    }
+
+    static ClusterSpec stock(String name) {
+        return new ClusterSpec(name, null, 1, 1, List.of(), null);
+    }
+
+    ClusterSpec withResolvers(int resolvers, int processes) {
+        return new ClusterSpec(name, pluginConfig, processes, resolvers, knobs, engineJars);
+    }
+
+    ClusterSpec withKnob(String knob) {
+        List<String> more = new ArrayList<>(knobs);
+        more.add(knob);
+        return new ClusterSpec(name, pluginConfig, resolutionProcesses, resolvers, List.copyOf(more), engineJars);
+    }
+
+    /** The plugin with an engine from jars in {@code jars} (mounted), before the image's own class path. */
+    ClusterSpec withTestEngine(String engine, Path jars) {
+        String config = pluginConfig(engine) + ";class_path=" + ENGINE_JARS_MOUNT + "/*:/opt/fdbresolver/*:/opt/fdbresolver/lib/*";
+        return new ClusterSpec(name, config, resolutionProcesses, resolvers, knobs, jars);
+    }
+
+    boolean usesPlugin() {
+        return pluginConfig != null;
+    }
+
+    /** The fdbcli command that creates the database. */
+    String configureCommand() {
+        return "configure new single memory logs=1 commit_proxies=1 grv_proxies=1 resolvers=" + resolvers;
+    }
+}
