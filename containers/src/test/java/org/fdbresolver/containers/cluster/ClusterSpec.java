@@ -57,6 +57,17 @@ record ClusterSpec(String name, String pluginConfig, int resolutionProcesses, in
         return new ClusterSpec(name, config, resolutionProcesses, resolvers, knobs, jars);
     }
 
+    /**
+     * The plugin decides and FoundationDB's skip list decides every batch beside it (the Resolver hook's
+     * {@code verify_against_skip_list=1}): any difference is a SevError {@code ResolverConflictSetPluginDiffers}.
+     */
+    ClusterSpec verifiedAgainstSkipList() {
+        if (pluginConfig == null) {
+            throw new IllegalStateException("a stock cluster has no plugin to verify");
+        }
+        return new ClusterSpec(name, pluginConfig + ";verify_against_skip_list=1", resolutionProcesses, resolvers, knobs, engineJars);
+    }
+
     boolean usesPlugin() {
         return pluginConfig != null;
     }
