@@ -14,7 +14,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * The Java model of FoundationDB's skip-list memory against FoundationDB's own skip list (the comparator
  * {@code fdbresolver_fdb_skiplist} that {@code scripts/build-fdb} builds): the same peak node bytes, to the
  * byte, at several windows of the golden longtrace. Runs where the comparator is named by
- * {@code FDBRESOLVER_FDB_SKIPLIST}; reported as skipped elsewhere.
+ * {@code FDBRESOLVER_FDB_SKIPLIST} (scripts/test sets it where scripts/build-fdb has built FoundationDB); reported
+ * as skipped elsewhere.
  */
 @EnabledIfEnvironmentVariable(named = "FDBRESOLVER_FDB_SKIPLIST", matches = ".+")
 class SkipListModelAgainstFdbTest {
