@@ -76,6 +76,10 @@ record FdbBuild(Path repoRoot, Path fdbserver, Path fdbcli, Path libfdbC) {
                 paths.put(line.substring(0, colon), Path.of(line.substring(colon + 2).trim()));
             }
         }
+        if (exit == 4) {
+            return notRun("FoundationDB's build is older than this checkout's patch series or bridge headers ("
+                    + output.lines().filter(l -> l.startsWith("stale: ")).findFirst().orElse("stale") + ")");
+        }
         if (exit != 0) {
             return notRun("FoundationDB is not built (scripts/build-fdb --where exited " + exit + "; fdbserver would be "
                     + paths.get("fdbserver") + "): run scripts/build-fdb (one to two hours the first time)");
