@@ -56,7 +56,7 @@ class ClusterBenchmarkIT {
         }
         String report = "Bank workload: " + settings.accounts() + " accounts, " + settings.clients() + " clients, warm-up " + warmup.toSeconds()
                 + " s, measured " + measured.toSeconds() + " s per run; cluster: stateless, log, storage, 1 resolution process "
-                + "(configure new single memory, 1 log, 1 commit proxy, 1 GRV proxy, 1 resolver).\n\n" + table(rows);
+                + "(configure new single memory, 1 log, 1 commit proxy, 1 GRV proxy, 1 resolver)" + pinning() + ".\n\n" + table(rows);
         Path out = Path.of("target", "cluster-benchmark.md");
         Files.writeString(out, report);
         System.out.println(report);
@@ -89,6 +89,14 @@ class ClusterBenchmarkIT {
             return new Row(spec.usesPlugin() ? "plugin (tree)" : "stock", round, result, ResolverTimes.of(cluster.trace(resolver.container()), from, to),
                     (cpuTo[0] - cpuFrom[0]) / wall, (cpuTo[1] - cpuFrom[1]) / wall);
         }
+    }
+
+    /** How the containers were pinned to CPUs, if they were ({@link FdbCluster#RESOLVER_CPUS}). */
+    private static String pinning() {
+        String resolver = System.getProperty(FdbCluster.RESOLVER_CPUS, "");
+        return resolver.isBlank() ? "; no CPU pinning"
+                : "; the resolution process pinned to CPU " + resolver + ", every other process, the clients and Maven to CPU "
+                        + System.getProperty(FdbCluster.OTHER_CPUS, "?");
     }
 
     /** {resolver's container, all containers}: CPU nanoseconds so far. */

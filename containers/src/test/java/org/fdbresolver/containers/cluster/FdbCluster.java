@@ -63,6 +63,14 @@ final class FdbCluster implements AutoCloseable {
     private final ClusterSpec spec;
     private final Network network;
     private final Path runDir;
+    /**
+     * CPUs (a cpuset such as {@code 1}) for the resolution processes' containers, and for every other
+     * container: set both to give the resolver a core of its own, so that its time per batch is not the
+     * other processes' ({@code scripts/fdb-cluster-bench --resolver-cpu}). Unset: no pinning.
+     */
+    static final String RESOLVER_CPUS = "fdbresolver.cluster.resolverCpus";
+    static final String OTHER_CPUS = "fdbresolver.cluster.otherCpus";
+
     private final Map<String, GenericContainer<?>> containers = new LinkedHashMap<>();
     private final Map<String, String> ipOf = new LinkedHashMap<>();
     private Database database;
@@ -147,6 +155,10 @@ final class FdbCluster implements AutoCloseable {
                     cmd.withHostName(name);
                     // A plain bind: withFileSystemBind would first probe with an image that must be pulled.
                     cmd.getHostConfig().withBinds(binds).withMemory(CONTAINER_MEMORY).withMemorySwap(CONTAINER_MEMORY);
+                    String cpus = System.getProperty(processClass.equals("resolution") ? RESOLVER_CPUS : OTHER_CPUS, "");
+                    if (!cpus.isBlank()) {
+                        cmd.getHostConfig().withCpusetCpus(cpus);
+                    }
                 })
                 .withLogConsumer(frame -> System.out.print("[" + name + "] " + frame.getUtf8String()))
                 .waitingFor(Wait.forLogMessage(".*fdb-process: fdbserver at .*", 1).withStartupTimeout(Duration.ofMinutes(1)));
