@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.fdbresolver.harness.fdb.FdbBuildLocation;
 import org.junit.jupiter.api.Assumptions;
 
 /**
@@ -52,37 +53,20 @@ final class FoundationDbSkipList {
             }
             return;
         }
-        Path script = repositoryRoot().resolve("scripts/build-fdb");
         try {
-            Process p = new ProcessBuilder(script.toString(), "--where").redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            p.waitFor(30, TimeUnit.SECONDS);
-            for (String line : out.split("\n")) {
-                if (line.startsWith("fdb-skiplist: ")) {
-                    Path comparator = Path.of(line.substring("fdb-skiplist: ".length()).trim());
-                    if (Files.isExecutable(comparator)) {
-                        located = comparator;
-                        return;
-                    }
-                    missing = "FoundationDB's skip list is not built (no " + comparator + "): these checks against "
-                            + "FoundationDB itself did not run. Build it with scripts/build-fdb (one to two hours the "
-                            + "first time), or point -D" + PROPERTY + "=PATH at the comparator";
-                    return;
-                }
+            Path comparator = FdbBuildLocation.ask(FdbBuildLocation.repositoryRoot()).path("fdb-skiplist");
+            if (comparator == null) {
+                missing = "scripts/build-fdb --where gave no comparator path";
+            } else if (Files.isExecutable(comparator)) {
+                located = comparator;
+            } else {
+                missing = "FoundationDB's skip list is not built (no " + comparator + "): these checks against "
+                        + "FoundationDB itself did not run. Build it with scripts/build-fdb (one to two hours the "
+                        + "first time), or point -D" + PROPERTY + "=PATH at the comparator";
             }
-            missing = "scripts/build-fdb --where gave no comparator path: " + out.strip();
         } catch (IOException e) {
-            missing = "cannot run " + script + ": " + e.getMessage();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            missing = "interrupted while locating FoundationDB's build";
+            missing = "cannot locate FoundationDB's build: " + e.getMessage();
         }
-    }
-
-    /** The repository: the test runs in a module folder, one level below it. */
-    static Path repositoryRoot() {
-        Path dir = Path.of("").toAbsolutePath();
-        return Files.exists(dir.resolve("scripts/build-fdb")) ? dir : dir.getParent();
     }
 
     /** Decides {@code trace} with FoundationDB's skip list; its "name: value" lines. */

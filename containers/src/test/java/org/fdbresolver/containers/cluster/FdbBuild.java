@@ -1,12 +1,8 @@
 package org.fdbresolver.containers.cluster;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.concurrent.TimeUnit;
+import org.fdbresolver.harness.fdb.FdbBuildLocation;
 import org.junit.jupiter.api.Assumptions;
 
 /**
@@ -48,43 +44,22 @@ record FdbBuild(Path repoRoot, Path fdbserver, Path fdbcli, Path libfdbC) {
     }
 
     private static FdbBuild locate() {
-        Path root = Path.of(System.getProperty("fdbresolver.repoRoot", "..")).toAbsolutePath().normalize();
-        Path script = root.resolve("scripts/build-fdb");
-        if (!Files.isExecutable(script)) {
-            return notRun("no scripts/build-fdb under " + root + " (system property fdbresolver.repoRoot)");
-        }
-        String output;
-        int exit;
+        Path root = FdbBuildLocation.repositoryRoot();
+        FdbBuildLocation where;
         try {
-            Process p = new ProcessBuilder(script.toString(), "--where").redirectErrorStream(true).start();
-            output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!p.waitFor(1, TimeUnit.MINUTES)) {
-                p.destroyForcibly();
-                return notRun("scripts/build-fdb --where did not answer within a minute");
-            }
-            exit = p.exitValue();
+            where = FdbBuildLocation.ask(root);
         } catch (IOException e) {
-            return notRun("cannot run scripts/build-fdb --where: " + e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
+            return notRun(e.getMessage());
         }
-        Map<String, Path> paths = new HashMap<>();
-        for (String line : output.split("\n")) {
-            int colon = line.indexOf(": ");
-            if (colon > 0) {
-                paths.put(line.substring(0, colon), Path.of(line.substring(colon + 2).trim()));
-            }
-        }
-        if (exit == 4) {
+        if (where.exitCode() == FdbBuildLocation.STALE) {
             return notRun("FoundationDB's build is older than this checkout's patch series or bridge headers ("
-                    + output.lines().filter(l -> l.startsWith("stale: ")).findFirst().orElse("stale") + ")");
+                    + (where.stale() == null ? "stale" : where.stale()) + ")");
         }
-        if (exit != 0) {
-            return notRun("FoundationDB is not built (scripts/build-fdb --where exited " + exit + "; fdbserver would be "
-                    + paths.get("fdbserver") + "): run scripts/build-fdb (one to two hours the first time)");
+        if (!where.built()) {
+            return notRun("FoundationDB is not built (scripts/build-fdb --where exited " + where.exitCode() + "; fdbserver would be "
+                    + where.path("fdbserver") + "): run scripts/build-fdb (one to two hours the first time)");
         }
-        return new FdbBuild(root, paths.get("fdbserver"), paths.get("fdbcli"), paths.get("libfdb_c"));
+        return new FdbBuild(root, where.path("fdbserver"), where.path("fdbcli"), where.path("libfdb_c"));
     }
 
     private static FdbBuild notRun(String reason) {

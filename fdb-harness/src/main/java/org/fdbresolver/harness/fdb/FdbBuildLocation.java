@@ -1,0 +1,78 @@
+package org.fdbresolver.harness.fdb;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Where {@code scripts/build-fdb} put FoundationDB's build, as {@code scripts/build-fdb --where} says:
+ * its {@code name: path} lines ({@code fdbserver}, {@code fdbcli}, {@code libfdb_c}, {@code fdb-skiplist},
+ * ...) and its exit code — 0 built, 3 not built, 4 built from another patch series or other bridge
+ * headers than the checkout's (a {@code stale: ...} line says which). The one reading of that answer
+ * for every test that needs the build (the live conformance, the cluster tests, the skip-list memory
+ * model's check).
+ *
+ * @param exitCode what {@code --where} exited with
+ * @param paths    its {@code name: path} lines
+ * @param stale    its {@code stale: ...} line, or null
+ */
+public record FdbBuildLocation(int exitCode, Map<String, Path> paths, String stale) {
+    /** Overrides where the repository is (default: the working folder or its parent, a module's folder). */
+    public static final String REPO_ROOT_PROPERTY = "fdbresolver.repoRoot";
+
+    public static final int BUILT = 0;
+    public static final int STALE = 4;
+
+    /** The repository holding {@code scripts/build-fdb}. */
+    public static Path repositoryRoot() {
+        String configured = System.getProperty(REPO_ROOT_PROPERTY);
+        if (configured != null && !configured.isBlank()) {
+            return Path.of(configured).toAbsolutePath().normalize();
+        }
+        Path dir = Path.of("").toAbsolutePath();
+        return Files.exists(dir.resolve("scripts/build-fdb")) ? dir : dir.getParent();
+    }
+
+    /** Asks {@code repoRoot}'s {@code scripts/build-fdb --where}. */
+    public static FdbBuildLocation ask(Path repoRoot) throws IOException {
+        Path script = repoRoot.resolve("scripts/build-fdb");
+        if (!Files.isExecutable(script)) {
+            throw new IOException("no scripts/build-fdb under " + repoRoot + " (system property " + REPO_ROOT_PROPERTY + ")");
+        }
+        Process p = new ProcessBuilder(script.toString(), "--where").redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        try {
+            if (!p.waitFor(1, TimeUnit.MINUTES)) {
+                p.destroyForcibly();
+                throw new IOException(script + " --where did not answer within a minute");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while asking " + script + " --where", e);
+        }
+        Map<String, Path> paths = new LinkedHashMap<>();
+        String stale = null;
+        for (String line : out.split("\n")) {
+            int colon = line.indexOf(": ");
+            if (line.startsWith("stale: ")) {
+                stale = line;
+            } else if (colon > 0) {
+                paths.put(line.substring(0, colon), Path.of(line.substring(colon + 2).trim()));
+            }
+        }
+        return new FdbBuildLocation(p.exitValue(), Map.copyOf(paths), stale);
+    }
+
+    /** The path printed for {@code name} ({@code fdbserver}, {@code fdb-skiplist}, ...), or null. */
+    public Path path(String name) {
+        return paths.get(name);
+    }
+
+    public boolean built() {
+        return exitCode == BUILT;
+    }
+}
