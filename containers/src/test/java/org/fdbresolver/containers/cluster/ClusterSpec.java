@@ -16,11 +16,12 @@ import java.util.List;
  * @param resolutionProcesses processes of class resolution
  * @param resolvers       the database's {@code resolvers=} setting
  * @param knobs           more {@code --knob_name=value} arguments, for every process
- * @param engineJars      a host folder mounted at {@value #ENGINE_JARS_MOUNT} (engines only tests have)
+ * @param testEngineClasses a host folder of compiled classes mounted at {@value #TEST_ENGINE_CLASSES_MOUNT}
+ *                          (engines only tests have)
  */
-record ClusterSpec(String name, String pluginConfig, int resolutionProcesses, int resolvers, List<String> knobs, Path engineJars) {
+record ClusterSpec(String name, String pluginConfig, int resolutionProcesses, int resolvers, List<String> knobs, Path testEngineClasses) {
     static final String PLUGIN_LIBRARY = "/opt/fdbresolver/native/libfdbresolver.so";
-    static final String ENGINE_JARS_MOUNT = "/opt/fdbresolver-test-engines";
+    static final String TEST_ENGINE_CLASSES_MOUNT = "/opt/fdbresolver-test-engines";
     /** The JVM's crash dumps go to the log folder, which the host sees. */
     static final String JVM_ERROR_FILE = "/var/fdb/logs/hs_err_pid%p.log";
 
@@ -42,19 +43,19 @@ record ClusterSpec(String name, String pluginConfig, int resolutionProcesses, in
     }
 
     ClusterSpec withResolvers(int resolvers, int processes) {
-        return new ClusterSpec(name, pluginConfig, processes, resolvers, knobs, engineJars);
+        return new ClusterSpec(name, pluginConfig, processes, resolvers, knobs, testEngineClasses);
     }
 
     ClusterSpec withKnob(String knob) {
         List<String> more = new ArrayList<>(knobs);
         more.add(knob);
-        return new ClusterSpec(name, pluginConfig, resolutionProcesses, resolvers, List.copyOf(more), engineJars);
+        return new ClusterSpec(name, pluginConfig, resolutionProcesses, resolvers, List.copyOf(more), testEngineClasses);
     }
 
-    /** The plugin with an engine from jars in {@code jars} (mounted), before the image's own class path. */
-    ClusterSpec withTestEngine(String engine, Path jars) {
-        String config = pluginConfig(engine) + ";class_path=" + ENGINE_JARS_MOUNT + "/*:/opt/fdbresolver/*:/opt/fdbresolver/lib/*";
-        return new ClusterSpec(name, config, resolutionProcesses, resolvers, knobs, jars);
+    /** The plugin with an engine from the compiled classes in {@code classes} (mounted), before the image's own class path. */
+    ClusterSpec withTestEngine(String engine, Path classes) {
+        String config = pluginConfig(engine) + ";class_path=" + TEST_ENGINE_CLASSES_MOUNT + ":/opt/fdbresolver/*:/opt/fdbresolver/lib/*";
+        return new ClusterSpec(name, config, resolutionProcesses, resolvers, knobs, classes);
     }
 
     /**
@@ -65,7 +66,7 @@ record ClusterSpec(String name, String pluginConfig, int resolutionProcesses, in
         if (pluginConfig == null) {
             throw new IllegalStateException("a stock cluster has no plugin to verify");
         }
-        return new ClusterSpec(name, pluginConfig + ";verify_against_skip_list=1", resolutionProcesses, resolvers, knobs, engineJars);
+        return new ClusterSpec(name, pluginConfig + ";verify_against_skip_list=1", resolutionProcesses, resolvers, knobs, testEngineClasses);
     }
 
     boolean usesPlugin() {

@@ -143,8 +143,8 @@ final class FdbCluster implements AutoCloseable {
         }
         args.addAll(spec.knobs());
         List<Bind> binds = new ArrayList<>(List.of(new Bind(logs.toString(), new Volume("/var/fdb/logs"))));
-        if (spec.engineJars() != null) {
-            binds.add(new Bind(spec.engineJars().toAbsolutePath().toString(), new Volume(ClusterSpec.ENGINE_JARS_MOUNT), AccessMode.ro));
+        if (spec.testEngineClasses() != null) {
+            binds.add(new Bind(spec.testEngineClasses().toAbsolutePath().toString(), new Volume(ClusterSpec.TEST_ENGINE_CLASSES_MOUNT), AccessMode.ro));
         }
         GenericContainer<?> c = new GenericContainer<>(DockerImageName.parse(image))
                 .withNetwork(network)

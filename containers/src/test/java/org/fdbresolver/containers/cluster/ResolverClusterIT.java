@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -17,7 +18,6 @@ import java.util.stream.Collectors;
 import org.fdbresolver.containers.cluster.BankWorkload.Audit;
 import org.fdbresolver.containers.cluster.BankWorkload.Result;
 import org.fdbresolver.containers.cluster.FdbCluster.Role;
-import org.fdbresolver.containers.cluster.testengine.CommitsEverythingEngineFactory;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -43,6 +43,8 @@ class ResolverClusterIT {
     private static final double SETTLE_SECONDS = 10;
     private static final String PLUGIN_OPENED = "ResolverConflictSetPluginOpened";
     private static final String RESOLVER_METRICS = "ResolverMetrics";
+    /** jni-bridge's test engine that commits every transaction and keeps no history: wrong on purpose. */
+    private static final String COMMITS_EVERYTHING = "test-commit-all";
 
     private FdbBuild build;
 
@@ -269,12 +271,15 @@ class ResolverClusterIT {
 
     @Test
     void aResolverThatCommitsEverythingFailsTheAudit() throws Exception {
-        Path jars = EngineJar.write(CommitsEverythingEngineFactory.class, Path.of("target", "test-engines").toAbsolutePath());
-        ClusterSpec spec = ClusterSpec.plugin("commits-everything").withTestEngine(CommitsEverythingEngineFactory.NAME, jars);
+        // The bridge's own test engine (jni-bridge's test classes, which fdb-sim's cycle-broken uses too).
+        Path classes = build.repoRoot().resolve("jni-bridge/target/test-classes");
+        assertTrue(Files.isDirectory(classes.resolve("org/fdbresolver/bridge/testengine")),
+                "the bridge's test classes are built (" + classes + "): build jni-bridge's tests first");
+        ClusterSpec spec = ClusterSpec.plugin("commits-everything").withTestEngine(COMMITS_EVERYTHING, classes);
         try (FdbCluster cluster = FdbCluster.start(build, spec)) {
             Role resolver = single(cluster.roles(cluster.status(), "resolver"));
             TraceLog.Event opened = assertPluginOpened(cluster, resolver, 0);
-            assertTrue(opened.detail("Config").contains("engine=" + CommitsEverythingEngineFactory.NAME), opened.toString());
+            assertTrue(opened.detail("Config").contains("engine=" + COMMITS_EVERYTHING), opened.toString());
 
             BankWorkload bank = new BankWorkload(cluster.database(), BankWorkload.Settings.standard());
             bank.load();

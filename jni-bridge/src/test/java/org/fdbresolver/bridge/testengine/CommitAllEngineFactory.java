@@ -9,7 +9,9 @@ import org.fdbresolver.engine.EngineFactory;
 /**
  * Engine {@code test-commit-all}, on the test class path only: commits everything and keeps no history.
  * Wrong on purpose; it costs nothing, so a run with it measures what surrounds an engine (the bridge's
- * crossing, layout and key copies, or the in-process loop's batch filling) and nothing else.
+ * crossing, layout and key copies, or the in-process loop's batch filling) and nothing else. It is also
+ * the wrong resolver FoundationDB's checks must catch: {@code scripts/fdb-sim}'s cycle-broken and the
+ * cluster tests' bank audit load it from these test classes.
  */
 public final class CommitAllEngineFactory implements EngineFactory {
     @Override
