@@ -33,6 +33,11 @@ final class BenchCommand extends Subcommand {
     Long warmupBatches;
 
     @Override
+    Path input() {
+        return tracePath;
+    }
+
+    @Override
     String details() {
         return EngineOptions.listing() + """
 
