@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
  * total, percent, batches, transactions, rate) that appears only after {@link #QUIET_NANOS} (short runs stay
  * silent), redraws at most every {@link #REDRAW_NANOS}, and erases itself when closed so the next line (a
  * result or an error) starts clean. Elsewhere (a log file, a CI job), one plain line every
- * {@link #LINE_SECONDS} seconds, as {@code scripts/build-fdb} does, so a run of minutes is never silent; the
+ * ten seconds ({@link #LINE_MILLIS}), as {@code scripts/build-fdb} does, so a run of minutes is never silent; the
  * lines come from a timer, so a step that reports no progress of its own (FoundationDB's comparator measuring
  * a window) still shows it is alive.
  */
@@ -41,7 +41,7 @@ final class Progress implements AutoCloseable {
     static final long QUIET_NANOS = 2_000_000_000L;
     static final long REDRAW_NANOS = 200_000_000L;
     /** Between two plain lines (and before the first): often enough to see a run is alive, rarely enough for a log. */
-    static final long LINE_SECONDS = 10;
+    static final long LINE_MILLIS = 10_000;
     private static final int BAR = 30;
     /** One timer for every line-mode display: a daemon, so it never keeps the JVM alive. */
     private static ScheduledExecutorService timer;
@@ -59,6 +59,8 @@ final class Progress implements AutoCloseable {
     private volatile long batches;
     private volatile long transactions;
     private final ScheduledFuture<?> lines;
+    /** Line mode: set by close(), under the stream's lock, so no line follows a result or an error. */
+    private boolean closed;
 
     /**
      * @param err   where to draw, or {@code null} for no display
@@ -66,13 +68,18 @@ final class Progress implements AutoCloseable {
      * @param unit  what {@code done} counts: {@code "bytes"} or {@code "batches"}
      */
     Progress(PrintStream err, Mode mode, String label, long total, String unit) {
+        this(err, mode, label, total, unit, LINE_MILLIS);
+    }
+
+    /** @param lineMillis line mode: milliseconds between lines */
+    Progress(PrintStream err, Mode mode, String label, long total, String unit, long lineMillis) {
         this.err = err;
         this.mode = err == null ? Mode.NONE : mode;
         this.label = label;
         this.total = total;
         this.unit = unit;
         this.lines = this.mode == Mode.LINES
-                ? timer().scheduleAtFixedRate(this::printLine, LINE_SECONDS, LINE_SECONDS, TimeUnit.SECONDS) : null;
+                ? timer().scheduleAtFixedRate(this::printLine, lineMillis, lineMillis, TimeUnit.MILLISECONDS) : null;
     }
 
     private static synchronized ScheduledExecutorService timer() {
@@ -145,8 +152,10 @@ final class Progress implements AutoCloseable {
         }
         sb.append(String.format(Locale.ROOT, " %.0f s so far", secs));
         synchronized (err) {
-            err.println(sb);
-            err.flush();
+            if (!closed) {
+                err.println(sb);
+                err.flush();
+            }
         }
     }
 
@@ -154,6 +163,9 @@ final class Progress implements AutoCloseable {
     public void close() {
         if (lines != null) {
             lines.cancel(false);
+            synchronized (err) {
+                closed = true;
+            }
         }
         if (drawn) {
             err.print("\r\u001b[K");
