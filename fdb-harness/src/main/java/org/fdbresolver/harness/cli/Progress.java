@@ -54,7 +54,12 @@ final class Progress implements AutoCloseable {
     private final long start = System.nanoTime();
     private long nextDraw = start + QUIET_NANOS;
     private boolean drawn;
-    /** Line mode: the latest figures, written by the working thread, read by the timer. */
+    /**
+     * When the current pass over the trace began: a step that replays the trace several times (FoundationDB's
+     * window search) starts counting batches again, and the rate is of the current pass.
+     */
+    private volatile long passStart = start;
+    /** The latest figures, written by the working thread, read by the timer (line mode). */
     private volatile long done;
     private volatile long batches;
     private volatile long transactions;
@@ -98,6 +103,9 @@ final class Progress implements AutoCloseable {
      * transactions handled so far for the counts and the rate. Cheap when no redraw is due.
      */
     void update(long done, long batches, long transactions) {
+        if (batches < this.batches) {
+            passStart = System.nanoTime();
+        }
         if (mode == Mode.LINES) {
             this.done = done;
             this.batches = batches;
@@ -107,12 +115,14 @@ final class Progress implements AutoCloseable {
         if (mode != Mode.BAR) {
             return;
         }
+        this.batches = batches;
         long now = System.nanoTime();
         if (now < nextDraw) {
             return;
         }
         nextDraw = now + REDRAW_NANOS;
         double secs = (now - start) / 1e9;
+        double passSecs = Math.max(1e-9, (now - passStart) / 1e9);
         StringBuilder sb = new StringBuilder("\r").append(label).append(' ');
         if (total > 0) {
             double f = Math.min(1.0, (double) done / total);
@@ -126,7 +136,7 @@ final class Progress implements AutoCloseable {
             sb.append(String.format(Locale.ROOT, "  %,d batches", batches));
         }
         if (transactions > 0) {
-            sb.append(String.format(Locale.ROOT, "  %,d tx  %,.0f tx/s", transactions, transactions / secs));
+            sb.append(String.format(Locale.ROOT, "  %,d tx  %,.0f tx/s", transactions, transactions / passSecs));
         }
         sb.append(String.format(Locale.ROOT, "  %.0fs", secs)).append("\u001b[K");
         err.print(sb);
@@ -136,7 +146,9 @@ final class Progress implements AutoCloseable {
 
     /** Line mode, from the timer: {@code fdbresolver: LABEL: 42.0%, 1,234 batches, 567,890 tx (12,345 tx/s), 30 s}. */
     private void printLine() {
-        double secs = (System.nanoTime() - start) / 1e9;
+        long now = System.nanoTime();
+        double secs = (now - start) / 1e9;
+        double passSecs = Math.max(1e-9, (now - passStart) / 1e9);
         long d = done;
         long b = batches;
         long t = transactions;
@@ -148,7 +160,7 @@ final class Progress implements AutoCloseable {
             sb.append(String.format(Locale.ROOT, " %,d batches,", b));
         }
         if (t > 0) {
-            sb.append(String.format(Locale.ROOT, " %,d tx (%,.0f tx/s),", t, t / secs));
+            sb.append(String.format(Locale.ROOT, " %,d tx (%,.0f tx/s),", t, t / passSecs));
         }
         sb.append(String.format(Locale.ROOT, " %.0f s so far", secs));
         synchronized (err) {

@@ -43,10 +43,12 @@ public record FdbSkipListComparator(Path path, String whyNot) {
         if (built != null && Files.isExecutable(built)) {
             return new FdbSkipListComparator(built, null);
         }
+        // build-fdb's own reason says what is missing and what to do (build, or wait for the build under way).
         String why = where.notBuilt() != null ? where.notBuilt()
-                : "no " + (built != null ? built : "comparator path from scripts/build-fdb --where");
-        return new FdbSkipListComparator(null, "FoundationDB's skip list is not built (" + why + "). Build it with "
-                + "scripts/build-fdb (one to two hours the first time), or set " + ENV + "=PATH to a built comparator");
+                : "no " + (built != null ? built : "comparator path from scripts/build-fdb --where")
+                        + "; build it with scripts/build-fdb (one to two hours the first time)";
+        return new FdbSkipListComparator(null, "FoundationDB's skip list is not built: " + why + "; or set " + ENV
+                + "=PATH to a built comparator");
     }
 
     public boolean found() {

@@ -56,9 +56,8 @@ class FdbSkipListComparatorTest {
 
         FdbSkipListComparator missing = FdbSkipListComparator.find(null, repo);
         assertFalse(missing.found());
-        assertEquals("FoundationDB's skip list is not built (FoundationDB's build in /cache lacks fdbserver; run"
-                + " scripts/build-fdb). Build it with scripts/build-fdb (one to two hours the first time), or set"
-                + " FDBRESOLVER_FDB_SKIPLIST=PATH to a built comparator", missing.whyNot());
+        assertEquals("FoundationDB's skip list is not built: FoundationDB's build in /cache lacks fdbserver; run"
+                + " scripts/build-fdb; or set FDBRESOLVER_FDB_SKIPLIST=PATH to a built comparator", missing.whyNot());
         assertEquals(missing.whyNot(), FdbSkipListComparator.find("", repo).whyNot(), "empty is not set");
     }
 
