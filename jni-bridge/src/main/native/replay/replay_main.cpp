@@ -55,8 +55,9 @@ void usage(FILE* out) {
         "\n"
         "  --engine NAME               the engine (default: $FDBRESOLVER_ENGINE, else the library's default,\n"
         "                              tree); the 'engine:' line names the one that ran\n"
-        "  --memory-budget BYTES       history memory budget: a byte count or 512m, 2g, 64KiB, ... (k, m, g, t,\n"
-        "                              also KiB/KB..., are powers of 1024; default: the engine's, 1 GiB)\n"
+        "  --budget BYTES              history memory budget, as the fdbresolver CLI's --budget: a byte count\n"
+        "                              or 512m, 2g, 64KiB, ... (k, m, g, t, also KiB/KB..., are powers of 1024;\n"
+        "                              default: the engine's, 1 GiB); --memory-budget, its old name, still works\n"
         "  --engine-option NAME=VALUE  an engine option, repeatable (e.g. nodeBytes=256 for tree;\n"
         "                              docs/configuration.md lists them)\n"
         "  --warmup N                  resolve the first N batches untimed (default 0; below the trace's\n"
@@ -174,6 +175,8 @@ int64_t parseCount(const std::string& option, const std::string& text) {
 
 struct Options {
     std::string tracePath;
+    /** The budget was given by its old name, --memory-budget: said once the command line is read. */
+    bool oldBudgetName = false;
     int64_t warmup = 0;
     fdbresolver::Config config = fdbresolver::Config::fromEnvironment();
     bool help = false;
@@ -199,8 +202,9 @@ Options parseArguments(int argc, char** argv) {
             o.config.classPath = value();
         } else if (a == "--jvm-option") {
             o.config.jvmOptions.push_back(value());
-        } else if (a == "--memory-budget") {
+        } else if (a == "--budget" || a == "--memory-budget") {
             o.config.memoryBudgetBytes = parseByteCount(a, value());
+            o.oldBudgetName = o.oldBudgetName || a == "--memory-budget";
         } else if (a == "--engine-option") {
             std::string option = value();
             if (option.find('=') == std::string::npos || option[0] == '=') {
@@ -378,6 +382,10 @@ int main(int argc, char** argv) {
         if (o.help) {
             usage(stdout);
             return kOk;
+        }
+        if (o.oldBudgetName) {
+            std::fputs("fdbresolver-replay: note: --memory-budget is now --budget, the fdbresolver CLI's name; "
+                       "the old name still works\n", stderr);
         }
         return replayTrace(o);
     } catch (const UsageError& e) {

@@ -2,13 +2,12 @@ package org.fdbresolver.conformance;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.fdbresolver.harness.fdb.FdbBuildLocation;
+import org.fdbresolver.harness.fdb.FdbSkipListComparator;
 import org.junit.jupiter.api.Assumptions;
 
 /**
@@ -16,57 +15,31 @@ import org.junit.jupiter.api.Assumptions;
  * {@code scripts/build-fdb} builds inside FoundationDB's tree (jni-bridge/fdb/skiplist), which decides
  * a trace file with the skip list exactly as FoundationDB's Resolver drives it.
  *
- * <p>Found through {@code -Dfdbresolver.fdbSkiplist=PATH}, else where {@code scripts/build-fdb --where}
- * says the build puts it. Without a FoundationDB build the tests that need it are aborted with a message
- * saying so and how to build it (reported as skipped, never as passed); the stored golden decisions
- * remain the check on such machines.
+ * <p>Found as {@link FdbSkipListComparator} says: {@code FDBRESOLVER_FDB_SKIPLIST=PATH}, else where
+ * {@code scripts/build-fdb --where} says the build puts it. Without a FoundationDB build the tests that need
+ * it are aborted with a message saying so and how to build it (reported as skipped, never as passed), and
+ * the reason is printed once on the console, not once per test; the stored golden decisions remain the
+ * check on such machines.
  */
 final class FoundationDbSkipList {
-    static final String PROPERTY = "fdbresolver.fdbSkiplist";
-
-    private static Path located;
-    private static String missing;
+    private static FdbSkipListComparator lookup;
 
     private FoundationDbSkipList() {
     }
 
-    /** The comparator, or aborts the calling test with the reason and the fix. */
+    /** The comparator, or aborts the calling test with the reason and the fix (printed for the first only). */
     static synchronized Path require() {
-        if (located == null && missing == null) {
-            locate();
-        }
-        if (located == null) {
-            System.out.println("NOT RUN: " + missing);
-            Assumptions.abort(missing);
-        }
-        return located;
-    }
-
-    private static void locate() {
-        String configured = System.getProperty(PROPERTY);
-        if (configured != null && !configured.isBlank()) {
-            Path p = Path.of(configured);
-            if (Files.isExecutable(p)) {
-                located = p;
-            } else {
-                missing = "-D" + PROPERTY + "=" + configured + " is not an executable file";
+        if (lookup == null) {
+            lookup = FdbSkipListComparator.find();
+            if (!lookup.found()) {
+                System.out.println("NOT RUN: the checks against FoundationDB's own skip list (FoundationDbSkipListTest): "
+                        + lookup.whyNot());
             }
-            return;
         }
-        try {
-            Path comparator = FdbBuildLocation.ask(FdbBuildLocation.repositoryRoot()).path("fdb-skiplist");
-            if (comparator == null) {
-                missing = "scripts/build-fdb --where gave no comparator path";
-            } else if (Files.isExecutable(comparator)) {
-                located = comparator;
-            } else {
-                missing = "FoundationDB's skip list is not built (no " + comparator + "): these checks against "
-                        + "FoundationDB itself did not run. Build it with scripts/build-fdb (one to two hours the "
-                        + "first time), or point -D" + PROPERTY + "=PATH at the comparator";
-            }
-        } catch (IOException e) {
-            missing = "cannot locate FoundationDB's build: " + e.getMessage();
+        if (!lookup.found()) {
+            Assumptions.abort(lookup.whyNot());
         }
+        return lookup.path();
     }
 
     /** Decides {@code trace} with FoundationDB's skip list; its "name: value" lines. */

@@ -19,7 +19,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * The native replay driver's command line, in the Java CLI's style: a bad usage or input is one line
  * {@code error: ...} naming the option or file, on stderr, with nothing on stdout and exit status 2;
- * {@code --help} lists every option; {@code --memory-budget} reads sizes as the CLI's {@code --budget} does;
+ * {@code --help} lists every option; {@code --budget} is the CLI's option, with the CLI's sizes (its old name
+ * {@code --memory-budget} still works, with a note on stderr);
  * the {@code engine:} line names the engine that ran, as the library reports it.
  */
 class ReplayCommandLineTest {
@@ -98,7 +99,7 @@ class ReplayCommandLineTest {
             NativeProgram.Run run = replay(help);
             assertEquals(0, run.exitCode(), run.all());
             assertEquals("", run.stderr());
-            for (String option : List.of("--engine NAME", "--memory-budget BYTES", "--engine-option NAME=VALUE",
+            for (String option : List.of("--engine NAME", "--budget BYTES", "--engine-option NAME=VALUE",
                     "--warmup N", "--class-path CP", "--jvm-option OPT", "-h, --help")) {
                 assertTrue(run.stdout().contains("  " + option), option + " missing from --help:\n" + run.stdout());
             }
@@ -109,7 +110,7 @@ class ReplayCommandLineTest {
     /** Every option --help lists is one the driver takes (none is refused as unknown). */
     @Test
     void everyListedOptionIsAccepted() throws Exception {
-        NativeProgram.Run run = replay(trace().toString(), "--engine", "tree", "--memory-budget", "64m",
+        NativeProgram.Run run = replay(trace().toString(), "--engine", "tree", "--budget", "64m",
                 "--engine-option", "nodeBytes=256", "--warmup", "1", "--class-path", NativeProgram.engineClassPath(),
                 "--jvm-option", "-Xss2m");
         assertEquals(0, run.exitCode(), run.all());
@@ -128,8 +129,8 @@ class ReplayCommandLineTest {
             "3000000, 3000000",
             "512 m, 536870912",
             "1t, 1099511627776"})
-    void memoryBudgetTakesTheClisSizes(String text, long bytes) throws Exception {
-        NativeProgram.Run run = replay(trace().toString(), "--engine", "tree", "--memory-budget", text);
+    void budgetTakesTheClisSizes(String text, long bytes) throws Exception {
+        NativeProgram.Run run = replay(trace().toString(), "--engine", "tree", "--budget", text);
         assertEquals(0, run.exitCode(), run.all());
         assertEquals(Long.toString(bytes), run.values().get("memory-budget-bytes"), run.stdout());
     }
@@ -150,8 +151,20 @@ class ReplayCommandLineTest {
 
     @ParameterizedTest(name = "''{0}''")
     @MethodSource("badBudgets")
-    void badMemoryBudgetIsRefused(String text, String why) throws Exception {
-        assertOneError(replay(trace().toString(), "--memory-budget", text), "error: --memory-budget: '" + text + "' " + why);
+    void badBudgetIsRefused(String text, String why) throws Exception {
+        assertOneError(replay(trace().toString(), "--budget", text), "error: --budget: '" + text + "' " + why);
+    }
+
+    /** The old name is the same option, named as typed in its errors, with a note saying the new name when it works. */
+    @Test
+    void theOldNameMemoryBudgetStillWorksWithANote() throws Exception {
+        NativeProgram.Run run = replay(trace().toString(), "--engine", "tree", "--memory-budget", "64m");
+        assertEquals(0, run.exitCode(), run.all());
+        assertEquals(Long.toString(64L << 20), run.values().get("memory-budget-bytes"), run.stdout());
+        assertEquals("fdbresolver-replay: note: --memory-budget is now --budget, the fdbresolver CLI's name; the old"
+                + " name still works", run.stderr().strip());
+        assertOneError(replay(trace().toString(), "--memory-budget", "lots"), "error: --memory-budget: 'lots' is not a byte"
+                + " count such as 1073741824, 512m, 2g or 64KiB");
     }
 
     @Test

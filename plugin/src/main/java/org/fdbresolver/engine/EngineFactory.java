@@ -17,6 +17,15 @@ public interface EngineFactory {
     String description();
 
     /**
+     * Whether the engine keeps its history within {@link ConflictSetConfig#memoryBudgetBytes()}. False for an
+     * engine that keeps all history whatever the budget (the reference): tools refuse a budget given for it
+     * rather than let it look as if it had an effect.
+     */
+    default boolean honoursMemoryBudget() {
+        return true;
+    }
+
+    /**
      * An engine for this configuration.
      *
      * @throws IllegalArgumentException for an option the engine does not take or a bad value, with a message

@@ -17,6 +17,12 @@ public final class ReferenceEngineFactory implements EngineFactory {
         return "the obviously-correct oracle: a sorted interval map, no memory budget";
     }
 
+    /** It keeps all history down to the oldest version: no budget applies. */
+    @Override
+    public boolean honoursMemoryBudget() {
+        return false;
+    }
+
     @Override
     public ConflictEngine create(ConflictSetConfig config) {
         EngineFactory.checkOptions(config, ReferenceEngine.NAME, Set.of());

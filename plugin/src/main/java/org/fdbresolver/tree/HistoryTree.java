@@ -30,6 +30,12 @@ import org.fdbresolver.pipeline.SortedReads;
  * </ul>
  */
 public final class HistoryTree implements History {
+    /** Node sizes the tree takes (option {@code nodeBytes}). */
+    public static final int MIN_NODE_BYTES = 128;
+    public static final int MAX_NODE_BYTES = 1 << 20;
+    /** The least budget, in nodes: below it no history of useful shape fits. */
+    static final long MIN_BUDGET_NODES = 16;
+
     private final NodeStore store;
     private final KeyLayout layout;
     private final VersionWindow versions;
@@ -66,11 +72,13 @@ public final class HistoryTree implements History {
      */
     public HistoryTree(int nodeBytes, int keyBlockBytes, long budgetBytes, int maxKeyBytes, ReadPath readPath,
                        int readWays, boolean readTouch, long batchedFromBytes, int writeWays) {
-        if (nodeBytes < 128 || nodeBytes > 1 << 20) {
-            throw new IllegalArgumentException("nodeBytes must be within [128, 1048576]: " + nodeBytes);
+        if (nodeBytes < MIN_NODE_BYTES || nodeBytes > MAX_NODE_BYTES) {
+            throw new IllegalArgumentException("nodeBytes must be within [" + MIN_NODE_BYTES + ", " + MAX_NODE_BYTES + "]: " + nodeBytes);
         }
-        if (budgetBytes < 16L * nodeBytes) {
-            throw new IllegalArgumentException("memory budget " + budgetBytes + " is below 16 nodes of " + nodeBytes + " bytes");
+        if (budgetBytes < MIN_BUDGET_NODES * nodeBytes) {
+            throw new IllegalArgumentException("memory budget " + budgetBytes + " is below " + MIN_BUDGET_NODES + " nodes of "
+                    + nodeBytes + " bytes (" + MIN_BUDGET_NODES * nodeBytes + " bytes), the least a history of that node size "
+                    + "works in");
         }
         this.store = new NodeStore(nodeBytes, keyBlockBytes, budgetBytes, maxKeyBytes);
         this.layout = new KeyLayout(store, maxKeyBytes);

@@ -1,5 +1,6 @@
 package org.fdbresolver.tree;
 
+import java.math.BigInteger;
 import java.util.Set;
 import org.fdbresolver.api.BatchResult;
 import org.fdbresolver.api.ConflictBatch;
@@ -36,6 +37,8 @@ public final class TreeEngine implements ConflictEngine {
             READ_BATCHED_FROM_BYTES, WRITE_WAYS);
     /** Below this budget a large batch's writes may not fit even into an empty history: warned at open. */
     static final long SMALL_BUDGET_BYTES = 1L << 20;
+    /** Most leaf groups (reads) or leaves (writes) in flight at once. */
+    private static final int MAX_WAYS = 1024;
     private static final System.Logger LOG = System.getLogger(TreeEngine.class.getName());
 
     private final HistoryTree tree;
@@ -45,7 +48,7 @@ public final class TreeEngine implements ConflictEngine {
 
     public TreeEngine(ConflictSetConfig config) {
         EngineFactory.checkOptions(config, NAME, OPTIONS);
-        int nodeBytes = intOption(config, NODE_BYTES, DEFAULT_NODE_BYTES);
+        int nodeBytes = intOption(config, NODE_BYTES, DEFAULT_NODE_BYTES, HistoryTree.MAX_NODE_BYTES);
         int keyBlockBytes = intOption(config, KEY_BLOCK_BYTES, DEFAULT_KEY_BLOCK_BYTES);
         HistoryTree.ReadPath readPath = switch (config.option(READ_PATH, "batched").trim()) {
             case "batched" -> HistoryTree.ReadPath.BATCHED;
@@ -53,15 +56,9 @@ public final class TreeEngine implements ConflictEngine {
             default -> throw new IllegalArgumentException("engine " + NAME + ": option " + READ_PATH
                     + " must be 'batched' or 'single': '" + config.option(READ_PATH, "") + "'");
         };
-        int readWays = intOption(config, READ_WAYS, BatchedReadPath.DEFAULT_WAYS);
-        if (readWays > 1024) {
-            throw new IllegalArgumentException("engine " + NAME + ": option " + READ_WAYS + " must be at most 1024: " + readWays);
-        }
+        int readWays = intOption(config, READ_WAYS, BatchedReadPath.DEFAULT_WAYS, MAX_WAYS);
         long batchedFromBytes = nonNegativeOption(config, READ_BATCHED_FROM_BYTES, BatchedReadPath.DEFAULT_FROM_BYTES);
-        int writeWays = nonNegativeOption(config, WRITE_WAYS, BatchedReadPath.DEFAULT_WAYS);
-        if (writeWays > 1024) {
-            throw new IllegalArgumentException("engine " + NAME + ": option " + WRITE_WAYS + " must be at most 1024: " + writeWays);
-        }
+        int writeWays = (int) wholeOption(config, WRITE_WAYS, BatchedReadPath.DEFAULT_WAYS, 0, MAX_WAYS);
         boolean readTouch = switch (config.option(READ_TOUCH, "true").trim()) {
             case "true" -> true;
             case "false" -> false;
@@ -69,11 +66,6 @@ public final class TreeEngine implements ConflictEngine {
                     + " must be 'true' or 'false': '" + config.option(READ_TOUCH, "") + "'");
         };
         long budget = config.memoryBudgetBytes();
-        if (budget < SMALL_BUDGET_BYTES) {
-            LOG.log(System.Logger.Level.WARNING, "memory budget of {0} bytes is below {1}: a batch whose writes do not "
-                    + "fit even with all older history dropped makes the engine forget all history (every older reader "
-                    + "TOO_OLD; counted in stats as forgottenBatches)", budget, SMALL_BUDGET_BYTES);
-        }
         this.tree = history(() -> new HistoryTree(nodeBytes, keyBlockBytes, budget, config.maxKeyBytes(), readPath,
                 readWays, readTouch, batchedFromBytes, writeWays));
         // The uncertain writes (see BatchPipeline) draw on the same budget: together both stay within it.
@@ -83,6 +75,12 @@ public final class TreeEngine implements ConflictEngine {
         tree.shareBudgetWith(uncertain);
         uncertain.shareBudgetWith(tree);
         this.pipeline = new BatchPipeline(tree, tree, uncertain);
+        // Warned only once the budget is known to be usable: a budget refused above gets its error alone.
+        if (budget < SMALL_BUDGET_BYTES) {
+            LOG.log(System.Logger.Level.WARNING, "memory budget of {0} bytes is below {1}: a batch whose writes do not "
+                    + "fit even with all older history dropped makes the engine forget all history (every older reader "
+                    + "TOO_OLD; counted in stats as forgottenBatches)", budget, SMALL_BUDGET_BYTES);
+        }
     }
 
     /** A history for this configuration; a setting it refuses is reported as this engine's. */
@@ -94,40 +92,37 @@ public final class TreeEngine implements ConflictEngine {
         }
     }
 
-    private static int nonNegativeOption(ConflictSetConfig config, String name, int fallback) {
-        return (int) Math.min(Integer.MAX_VALUE, nonNegativeOption(config, name, (long) fallback));
-    }
-
     private static long nonNegativeOption(ConflictSetConfig config, String name, long fallback) {
-        String v = config.option(name, null);
-        if (v == null) {
-            return fallback;
-        }
-        try {
-            long n = Long.parseLong(v.trim());
-            if (n < 0) {
-                throw new NumberFormatException();
-            }
-            return n;
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("engine " + NAME + ": option " + name + " must be a non-negative integer: '" + v + "'");
-        }
+        return wholeOption(config, name, fallback, 0, Long.MAX_VALUE);
     }
 
     private static int intOption(ConflictSetConfig config, String name, int fallback) {
+        return (int) wholeOption(config, name, fallback, 1, Integer.MAX_VALUE);
+    }
+
+    private static int intOption(ConflictSetConfig config, String name, int fallback, int max) {
+        return (int) wholeOption(config, name, fallback, 1, max);
+    }
+
+    /**
+     * A whole-number option from {@code min} (0 or 1) to {@code max}. A number beyond {@code max} is called too
+     * large, not "not a positive integer" (issue 19: {@code nodeBytes=999999999999} is an integer).
+     */
+    private static long wholeOption(ConflictSetConfig config, String name, long fallback, long min, long max) {
         String v = config.option(name, null);
         if (v == null) {
             return fallback;
         }
-        try {
-            int n = Integer.parseInt(v.trim());
-            if (n <= 0) {
-                throw new NumberFormatException();
-            }
-            return n;
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("engine " + NAME + ": option " + name + " must be a positive integer, not '" + v + "'");
+        String text = v.trim();
+        String wanted = min > 0 ? "a positive integer" : "a non-negative integer";
+        BigInteger n = text.matches("[+-]?[0-9]+") ? new BigInteger(text) : null;
+        if (n == null || n.compareTo(BigInteger.valueOf(min)) < 0) {
+            throw new IllegalArgumentException("engine " + NAME + ": option " + name + " must be " + wanted + ", not '" + v + "'");
         }
+        if (n.compareTo(BigInteger.valueOf(max)) > 0) {
+            throw new IllegalArgumentException("engine " + NAME + ": option " + name + " is too large: '" + v + "' (at most " + max + ")");
+        }
+        return n.longValueExact();
     }
 
     @Override

@@ -33,13 +33,19 @@ final class BenchCommand extends Subcommand {
     Long warmupBatches;
 
     @Override
+    Path input() {
+        return tracePath;
+    }
+
+    @Override
     String details() {
         return EngineOptions.listing() + """
 
                 The trace is read and converted before anything is timed; only detectConflicts calls
                 of the batches after the warm-up are timed.
                 prints (one 'name: value' per line):
-                  engine, batches, warmup-batches, timed-batches, timed-transactions,
+                  engine, offered-hash (SHA-256 of the trace file as stored), batches, warmup-batches,
+                  timed-batches, timed-transactions,
                   seconds (timed part), transactions/sec,
                   phase-sort, phase-checkRead, phase-checkIntraBatch, phase-combine, phase-mergeWrite,
                   phase-removeBefore (each 'S s (P%)' of the timed seconds; 0 for an engine without phase timers),

@@ -13,13 +13,13 @@ import java.util.Locale;
 final class CommandContext {
     private final PrintStream out;
     private final PrintStream err;
-    private final boolean progressEnabled;
+    private final Progress.Mode progress;
     private final List<String> results = new ArrayList<>();
 
-    CommandContext(PrintStream out, PrintStream err, boolean progressEnabled) {
+    CommandContext(PrintStream out, PrintStream err, Progress.Mode progress) {
         this.out = out;
         this.err = err;
-        this.progressEnabled = progressEnabled;
+        this.progress = progress;
     }
 
     PrintStream out() {
@@ -44,9 +44,9 @@ final class CommandContext {
         out.flush();
     }
 
-    /** A progress display for work that may take a while; silent unless stderr is a terminal. */
+    /** A progress display for work that may take a while: a bar on a terminal, lines elsewhere (or none). */
     Progress progress(String label, long total, String unit) {
-        return new Progress(progressEnabled ? err : null, label, total, unit);
+        return new Progress(err, progress, label, total, unit);
     }
 
     static String seconds(long nanos) {

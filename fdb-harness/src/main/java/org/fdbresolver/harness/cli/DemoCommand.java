@@ -3,16 +3,27 @@ package org.fdbresolver.harness.cli;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.stream.Stream;
+import org.fdbresolver.api.BatchResult;
+import org.fdbresolver.api.ConflictBatch;
+import org.fdbresolver.api.ConflictSet;
 import org.fdbresolver.api.ConflictSetConfig;
+import org.fdbresolver.api.Decision;
+import org.fdbresolver.harness.trace.TraceReader;
 import org.fdbresolver.harness.workload.WorkloadParams;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code demo}: the project's main job in one command. Generates a default trace into a temporary directory,
@@ -27,6 +38,11 @@ final class DemoCommand extends Subcommand {
     static final String DEFAULT_WORKLOAD = "conflictset-range";
     static final long DEFAULT_BATCHES = 300;
     static final String TIMING = "warm: each engine decides the trace twice, only the second pass is timed";
+    /** {@code agree} when the only differences are TOO_OLD answers the chosen engine's budget forced. */
+    static final String AGREE_BUT_BUDGET = "yes-except-budget-too-old";
+
+    @Spec
+    CommandSpec spec;
 
     @Option(names = "--workload", paramLabel = "NAME", order = 1, defaultValue = DEFAULT_WORKLOAD,
             description = "workload to generate (default ${DEFAULT-VALUE})")
@@ -51,6 +67,11 @@ final class DemoCommand extends Subcommand {
     boolean keep;
 
     @Override
+    Path input() {
+        return givenTrace;
+    }
+
+    @Override
     String details() {
         return EngineOptions.listing() + """
 
@@ -61,16 +82,34 @@ final class DemoCommand extends Subcommand {
                   then for each engine E (the chosen one, then reference):
                   E-decision-hash, E-conflicting-keys-hash, E-transactions/sec (time inside the engine),
                   then speedup (the chosen engine's rate over the reference's) and agree (yes|no);
+                  when the hashes differ, too-old-from-budget (transactions the chosen engine answered
+                    TOO_OLD where the reference decided: what a small --budget may cause) and
+                    other-differences; agree is yes-except-budget-too-old, with a note, when those are
+                    the only differences, else first-difference and agree: no;
                   with --engine reference, a note and agree: n/a (nothing to compare it with)
-                exit status: 0 when both engines agree, 1 when they do not
+                --workload, --batches and --seed shape the generated trace: not with --trace.
+                exit status: 0 when both engines agree (also yes-except-budget-too-old), 1 when they do not
                 """;
     }
 
     @Override
     int run(CommandContext context) throws Exception {
+        if (givenTrace != null) {
+            // Options that shape the generated trace would be ignored silently with a trace given.
+            List<String> generating = new ArrayList<>();
+            for (String name : List.of("--workload", "--batches", "--seed")) {
+                if (spec.commandLine().getParseResult().hasMatchedOption(name)) {
+                    generating.add(name);
+                }
+            }
+            if (!generating.isEmpty()) {
+                throw new UsageException(String.join(", ", generating) + (generating.size() == 1 ? " shapes" : " shape")
+                        + " the generated trace: not with --trace " + givenTrace + " (drop one or the other)");
+            }
+        }
         ConflictSetConfig chosen = engine.config();
         ConflictSetConfig reference = ConflictSetConfig.builder().engine(EngineOptions.REFERENCE)
-                .memoryBudgetBytes(engine.budgetBytes).build();
+                .memoryBudgetBytes(engine.budget()).build();
         boolean comparing = !chosen.engine().equals(EngineOptions.REFERENCE);
         EngineOptions.open(chosen).close(); // fail on a missing engine or a bad setting before generating anything
         EngineOptions.open(reference).close();
@@ -110,8 +149,27 @@ final class DemoCommand extends Subcommand {
             context.line("speedup", rateR <= 0 ? "n/a" : String.format(Locale.ROOT, "%.2fx", rateA / rateR));
             boolean agree = a.hasher().decisionHash().equals(r.hasher().decisionHash())
                     && a.hasher().conflictingKeysHash().equals(r.hasher().conflictingKeysHash());
-            context.line("agree", agree ? "yes" : "no");
-            return agree ? ExitCodes.OK : ExitCodes.DIFFERENT;
+            if (agree) {
+                context.line("agree", "yes");
+                return ExitCodes.OK;
+            }
+            // Which differences: an engine under a budget may answer TOO_OLD where the reference decides
+            // (allowed), never anything else.
+            Differences d = Differences.of(trace, chosen, reference);
+            context.line("too-old-from-budget", d.budgetTooOld());
+            context.line("other-differences", d.other());
+            if (d.other() == 0) {
+                context.line("agree", AGREE_BUT_BUDGET);
+                context.line("note", chosen.engine() + " answered TOO_OLD for " + d.budgetTooOld() + " transactions the "
+                        + "reference decided: its budget of " + RetentionCommand.label(chosen.memoryBudgetBytes())
+                        + " cannot hold this trace's history. That is allowed (an engine under a budget may answer TOO_OLD "
+                        + "more often than FoundationDB, never COMMIT where it would not) and every other decision is the "
+                        + "same; a larger --budget compares byte for byte");
+                return ExitCodes.OK;
+            }
+            context.line("first-difference", d.first());
+            context.line("agree", "no");
+            return ExitCodes.DIFFERENT;
         } finally {
             if (temp != null && !keep) {
                 deleteTree(temp);
@@ -134,6 +192,62 @@ final class DemoCommand extends Subcommand {
 
     private static double rate(TraceResolution.Outcome o) {
         return o.engineNanos() <= 0 ? 0 : o.hasher().transactions() / (o.engineNanos() / 1e9);
+    }
+
+    /**
+     * The transactions two engines decided differently over one trace, decided again side by side: those the
+     * first answered TOO_OLD where the reference decided (what a memory budget may cause), and every other
+     * difference, decisions or conflicting reads (which no budget explains).
+     */
+    record Differences(long budgetTooOld, long other, String first) {
+        static Differences of(Path trace, ConflictSetConfig engine, ConflictSetConfig reference) throws IOException {
+            long budgetTooOld = 0;
+            long other = 0;
+            String first = null;
+            try (TraceReader ra = TraceReader.open(trace); TraceReader rb = TraceReader.open(trace);
+                 ConflictSet ea = EngineOptions.open(engine); ConflictSet eb = EngineOptions.open(reference)) {
+                ConflictBatch ba = ea.newBatch();
+                ConflictBatch bb = eb.newBatch();
+                for (long batch = 0; ra.nextInto(ba) && rb.nextInto(bb); batch++) {
+                    BatchResult a = ba.detectConflicts(ra.version(), ra.newOldestVersion());
+                    BatchResult b = bb.detectConflicts(rb.version(), rb.newOldestVersion());
+                    Map<Integer, List<Integer>> readsA = conflictingReads(a);
+                    Map<Integer, List<Integer>> readsB = conflictingReads(b);
+                    for (int t = 0; t < a.transactionCount(); t++) {
+                        byte ca = a.decisionCode(t);
+                        byte cb = b.decisionCode(t);
+                        if (ca == cb && Objects.equals(readsA.get(t), readsB.get(t))) {
+                            continue;
+                        }
+                        if (ca == Decision.TOO_OLD_CODE && cb != Decision.TOO_OLD_CODE) {
+                            budgetTooOld++;
+                        } else {
+                            other++;
+                            if (first == null) {
+                                first = "batch " + batch + " (version " + ra.version() + ") transaction " + t + ": "
+                                        + engine.engine() + " " + Decision.ofCode(ca) + " " + readsA.getOrDefault(t, List.of())
+                                        + ", " + reference.engine() + " " + Decision.ofCode(cb) + " "
+                                        + readsB.getOrDefault(t, List.of());
+                            }
+                        }
+                    }
+                }
+            }
+            return new Differences(budgetTooOld, other, first);
+        }
+
+        /** Transaction to the indexes of its conflicting reads, for the transactions that have them. */
+        private static Map<Integer, List<Integer>> conflictingReads(BatchResult r) {
+            Map<Integer, List<Integer>> reads = new HashMap<>();
+            for (int i = 0; i < r.conflictingTransactionCount(); i++) {
+                List<Integer> list = new ArrayList<>();
+                for (int j = 0; j < r.conflictingReadCount(i); j++) {
+                    list.add(r.conflictingRead(i, j));
+                }
+                reads.put(r.conflictingTransaction(i), list);
+            }
+            return reads;
+        }
     }
 
     private static void deleteTree(Path dir) throws IOException {

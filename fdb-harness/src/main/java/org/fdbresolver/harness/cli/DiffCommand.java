@@ -1,9 +1,11 @@
 package org.fdbresolver.harness.cli;
 
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import org.fdbresolver.api.Decision;
 import org.fdbresolver.harness.trace.DecisionReader;
+import org.fdbresolver.harness.trace.TraceFormatException;
 import org.fdbresolver.trace.v1.BatchDecisions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
@@ -36,14 +38,14 @@ final class DiffCommand extends Subcommand {
     @Override
     int run(CommandContext context) throws Exception {
         Tally tally = new Tally();
-        try (DecisionReader ra = DecisionReader.open(a); DecisionReader rb = DecisionReader.open(b)) {
+        try (DecisionReader ra = read(a, () -> DecisionReader.open(a)); DecisionReader rb = read(b, () -> DecisionReader.open(b))) {
             context.line("a-engine", ra.header().getEngine());
             context.line("b-engine", rb.header().getEngine());
             context.line("same-trace", ra.header().getTraceSha256().equals(rb.header().getTraceSha256()) ? "yes" : "no");
             long batch = 0;
             while (true) {
-                BatchDecisions da = ra.next();
-                BatchDecisions db = rb.next();
+                BatchDecisions da = read(a, ra::next);
+                BatchDecisions db = read(b, rb::next);
                 if (da == null && db == null) {
                     break;
                 }
@@ -61,6 +63,19 @@ final class DiffCommand extends Subcommand {
         boolean same = tally.differingBatches == 0;
         context.line("same", same ? "yes" : "no");
         return same ? ExitCodes.OK : ExitCodes.DIFFERENT;
+    }
+
+    private interface Read<T> {
+        T call() throws IOException;
+    }
+
+    /** One read of {@code file}: an error about its contents names it (two files are read side by side). */
+    private static <T> T read(Path file, Read<T> read) throws Exception {
+        try {
+            return read.call();
+        } catch (TraceFormatException e) {
+            throw InputError.naming(file, e);
+        }
     }
 
     private static String pair(long a, long b) {

@@ -16,19 +16,41 @@ final class EngineOptions {
             description = "the engine that decides (default ${DEFAULT-VALUE}; engines are listed below)")
     String engine;
 
-    @Option(names = "--budget", paramLabel = "BYTES", order = 11, converter = SizeConverter.class, defaultValue = "1g",
-            description = "history memory budget: a byte count or 512m, 2g, 64KiB, ... (default ${DEFAULT-VALUE})")
-    long budgetBytes;
+    /** Null when not given: the default budget, and no error for an engine that has none. */
+    @Option(names = "--budget", paramLabel = "BYTES", order = 11, converter = SizeConverter.class,
+            description = "history memory budget: a byte count or 512m, 2g, 64KiB, ... (default 1g; "
+                    + "not for an engine without one, such as reference)")
+    Long budgetBytes;
 
     @Option(names = "--engine-option", paramLabel = "NAME=VALUE", order = 12,
             description = "an engine-specific setting, repeatable (see docs/configuration.md)")
     Map<String, String> settings = new LinkedHashMap<>();
 
-    /** The chosen engine with the budget and settings given. */
+    /** The budget given, else the default (1 GiB). */
+    long budget() {
+        return budgetBytes != null ? budgetBytes : ConflictSetConfig.DEFAULT_MEMORY_BUDGET_BYTES;
+    }
+
+    /** The chosen engine with the budget and settings given; a budget given for an engine without one is refused. */
     ConflictSetConfig config() {
-        ConflictSetConfig.Builder b = ConflictSetConfig.builder().engine(engine).memoryBudgetBytes(budgetBytes);
+        if (budgetBytes != null) {
+            requireBudgetEngine(engine, "--budget does not apply to it (drop --budget, or use --engine "
+                    + ConflictSetConfig.DEFAULT_ENGINE + ")");
+        }
+        ConflictSetConfig.Builder b = ConflictSetConfig.builder().engine(engine).memoryBudgetBytes(budget());
         settings.forEach(b::option);
         return b.build();
+    }
+
+    /**
+     * Refuses an engine that keeps all history whatever the budget (the reference): a budget given for it would
+     * silently do nothing. An engine not registered is left to {@link #open}, which names the known ones.
+     */
+    static void requireBudgetEngine(String engine, String consequence) {
+        EngineFactory factory = Engines.all().get(engine);
+        if (factory != null && !factory.honoursMemoryBudget()) {
+            throw new UsageException("engine " + engine + " keeps all history and has no memory budget: " + consequence);
+        }
     }
 
     /**

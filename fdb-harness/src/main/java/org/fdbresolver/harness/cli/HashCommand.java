@@ -15,6 +15,11 @@ final class HashCommand extends Subcommand {
     Path file;
 
     @Override
+    Path input() {
+        return file;
+    }
+
+    @Override
     String details() {
         return """
                 prints (one 'name: value' per line):

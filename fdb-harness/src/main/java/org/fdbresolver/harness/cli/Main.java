@@ -32,7 +32,10 @@ import picocli.CommandLine.UnmatchedArgumentException;
  * returns the exit code; only {@link #main} exits.
  */
 public final class Main {
-    /** System property: {@code true}/{@code false} forces the progress bar on or off (the script sets it from isatty). */
+    /**
+     * System property: how progress shows on stderr, {@code bar} (or {@code true}), {@code lines} or {@code none}
+     * (or {@code false}); the script sets {@code bar} when stderr is a terminal, else {@code lines}.
+     */
     public static final String PROGRESS_PROPERTY = "fdbresolver.progress";
     private static final int HELP_WIDTH = 100;
 
@@ -69,12 +72,17 @@ public final class Main {
         System.exit(code);
     }
 
+    /** Runs one command line with a progress bar or none; results go to {@code out}, errors and progress to {@code err}. */
+    public static int run(PrintStream out, PrintStream err, boolean progressBar, String... args) {
+        return run(out, err, progressBar ? Progress.Mode.BAR : Progress.Mode.NONE, args);
+    }
+
     /** Runs one command line; results go to {@code out}, errors and progress to {@code err}. */
-    public static int run(PrintStream out, PrintStream err, boolean progress, String... args) {
+    static int run(PrintStream out, PrintStream err, Progress.Mode progress, String... args) {
         boolean verbose = Arrays.asList(args).contains("--verbose");
         PrintWriter outWriter = new PrintWriter(out, true, StandardCharsets.UTF_8);
         PrintWriter errWriter = new PrintWriter(err, true, StandardCharsets.UTF_8);
-        try {
+        try (EngineWarnings warnings = new EngineWarnings(err, progress == Progress.Mode.BAR)) {
             CommandLine commandLine = commandLine(new CommandContext(out, err, progress));
             commandLine.setOut(outWriter);
             commandLine.setErr(errWriter);
@@ -139,14 +147,17 @@ public final class Main {
         spec.usageMessage().sectionMap(sections);
     }
 
-    /** Progress only when stderr is a terminal: the script tells us (isatty 2), else the console decides. */
-    static boolean progressWanted() {
-        String forced = System.getProperty(PROGRESS_PROPERTY);
+    /**
+     * A bar when stderr is a terminal, plain lines otherwise: the script tells us (isatty 2), else the console
+     * decides.
+     */
+    static Progress.Mode progressWanted() {
+        Progress.Mode forced = Progress.Mode.of(System.getProperty(PROGRESS_PROPERTY));
         if (forced != null) {
-            return Boolean.parseBoolean(forced);
+            return forced;
         }
         java.io.Console console = System.console();
-        return console != null && console.isTerminal();
+        return console != null && console.isTerminal() ? Progress.Mode.BAR : Progress.Mode.LINES;
     }
 
     /** A command line picocli could not parse, in this CLI's words, with where to find help. */

@@ -22,6 +22,11 @@ final class ResolveCommand extends Subcommand {
     Path out;
 
     @Override
+    Path input() {
+        return trace;
+    }
+
+    @Override
     String details() {
         return EngineOptions.listing() + """
 

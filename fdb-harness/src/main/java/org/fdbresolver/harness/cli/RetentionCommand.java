@@ -8,15 +8,14 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import org.fdbresolver.api.ConflictSet;
 import org.fdbresolver.api.ConflictSetConfig;
 import org.fdbresolver.engine.ConflictEngine;
+import org.fdbresolver.harness.fdb.FdbSkipListComparator;
 import org.fdbresolver.harness.retention.EngineMeter;
 import org.fdbresolver.harness.retention.FdbWindowSearch;
 import org.fdbresolver.harness.retention.ModelMeter;
@@ -43,7 +42,7 @@ import picocli.CommandLine.Parameters;
                 + "the TOO_OLD answers its budget causes; write a CSV and plots, print a summary per budget.")
 final class RetentionCommand extends Subcommand {
     /** Environment variable naming the native comparator (scripts/fdbresolver sets it when FoundationDB is built). */
-    static final String FDB_SKIPLIST_ENV = "FDBRESOLVER_FDB_SKIPLIST";
+    static final String FDB_SKIPLIST_ENV = FdbSkipListComparator.ENV;
     static final String CSV = "retention.csv";
     static final String AGE_PLOT = "retained-age.png";
     static final String HISTORY_PLOT = "history-bytes.png";
@@ -53,10 +52,13 @@ final class RetentionCommand extends Subcommand {
     @Parameters(paramLabel = "TRACE", description = "the trace to replay (plain or gzip; a pipe with one budget)")
     Path trace;
 
-    @Option(names = "--budget", paramLabel = "BYTES[,BYTES...]", required = true, split = ",", order = 1,
-            converter = SizeConverter.class,
+    /** One option holding the list, so that help shows it once: --budget=BYTES[,BYTES...]. */
+    @Option(names = "--budget", paramLabel = "BYTES[,BYTES...]", required = true, order = 1,
+            converter = BudgetList.Converter.class,
             description = "history memory budgets, one replay each: byte counts or 512m, 2g, 64KiB, ...")
-    List<Long> budgets;
+    BudgetList budgetList;
+    /** The budgets in the order given. */
+    private List<Long> budgets;
 
     @Option(names = "--out", paramLabel = "DIR", order = 2, defaultValue = ".",
             description = "folder for " + CSV + ", " + AGE_PLOT + " and " + HISTORY_PLOT + " (created if missing; default: the current folder)")
@@ -81,6 +83,11 @@ final class RetentionCommand extends Subcommand {
 
     @Option(names = "--csv-only", order = 7, description = "write the CSV but no plots (for a runtime without java.desktop or fonts)")
     boolean csvOnly;
+
+    @Override
+    Path input() {
+        return trace;
+    }
 
     @Override
     String details() {
@@ -113,12 +120,7 @@ final class RetentionCommand extends Subcommand {
     @Override
     int run(CommandContext context) throws Exception {
         long wallStart = System.nanoTime();
-        Set<Long> seen = new HashSet<>();
-        for (long b : budgets) {
-            if (!seen.add(b)) {
-                throw new UsageException("--budget " + b + " is given twice");
-            }
-        }
+        budgets = budgetList.bytes();
         // Checked before any work, in the words the trace reader uses.
         if (!Files.exists(trace)) {
             throw new UsageException("trace " + trace + " does not exist");
@@ -133,12 +135,27 @@ final class RetentionCommand extends Subcommand {
         if (Files.exists(out) && !Files.isDirectory(out)) {
             throw new UsageException("--out " + out + " is not a folder");
         }
+        EngineOptions.requireBudgetEngine(engine, "retention has nothing to measure (use --engine "
+                + ConflictSetConfig.DEFAULT_ENGINE + ")");
         Path nativeComparator = versusFdb ? comparator() : null;
         for (long budget : budgets) {
             EngineOptions.open(config(budget)).close(); // an unknown engine, a bad option or budget fails before any work
         }
+        Path created = firstMissing(out.toAbsolutePath().normalize());
         Files.createDirectories(out);
+        try {
+            return report(context, nativeComparator, wallStart);
+        } catch (Exception | Error e) {
+            // A run that fails leaves no empty folder behind that it created (its files are removed already).
+            if (created != null) {
+                removeEmpty(out.toAbsolutePath().normalize(), created);
+            }
+            throw e;
+        }
+    }
 
+    /** Replays, measures, draws and prints: everything after the command line was checked and DIR created. */
+    private int report(CommandContext context, Path nativeComparator, long wallStart) throws Exception {
         List<Run> runs = new ArrayList<>();
         PlotSeries traceWindow = new PlotSeries(PLOT_BUCKETS);
         try (AtomicOutput csvFile = new AtomicOutput(out.resolve(CSV))) {
@@ -146,6 +163,9 @@ final class RetentionCommand extends Subcommand {
             RetentionCsv csv = new RetentionCsv(csvWriter);
             for (long budget : budgets) {
                 runs.add(replay(context, budget, csv, runs.isEmpty() ? traceWindow : null));
+                if (runs.getFirst().summary().batches() == 0) {
+                    throw new UsageException(trace + ": the trace has no batches, nothing to replay");
+                }
             }
             csvWriter.flush();
             csvFile.commit();
@@ -296,6 +316,26 @@ final class RetentionCommand extends Subcommand {
             }, progress::update);
         }
         return new Run(name, engineName, summary, new RetentionPlots.BudgetLines(label(budget), budget, age, history, Double.NaN));
+    }
+
+    /** The outermost folder of {@code dir} that does not exist yet (what creating it adds), or null. */
+    private static Path firstMissing(Path dir) {
+        Path missing = null;
+        for (Path p = dir; p != null && !Files.exists(p); p = p.getParent()) {
+            missing = p;
+        }
+        return missing;
+    }
+
+    /** Removes {@code dir} and its parents up to {@code top}, each only while it is empty. */
+    private static void removeEmpty(Path dir, Path top) {
+        for (Path p = dir; p != null && p.startsWith(top); p = p.getParent()) {
+            try {
+                Files.deleteIfExists(p);
+            } catch (IOException e) {
+                return; // not empty (or not ours to remove): leave it and what holds it
+            }
+        }
     }
 
     private ConflictSetConfig config(long budget) {

@@ -1,6 +1,9 @@
 package org.fdbresolver.harness.cli;
 
+import java.nio.file.Path;
 import java.util.concurrent.Callable;
+import org.fdbresolver.api.InvalidBatchException;
+import org.fdbresolver.harness.trace.TraceFormatException;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 
@@ -36,6 +39,15 @@ abstract class Subcommand implements Callable<Integer> {
      */
     abstract int run(CommandContext context) throws Exception;
 
+    /**
+     * The one file this command reads, named in the error when its contents are wrong (a malformed trace, an
+     * invalid batch: the reader's messages say where in the file, not which file); {@code null} when the
+     * command reads none or names its files itself.
+     */
+    Path input() {
+        return null;
+    }
+
     /** Help text after the options: what it prints, engines or workloads from the registries. */
     String details() {
         return "";
@@ -51,7 +63,12 @@ abstract class Subcommand implements Callable<Integer> {
 
     @Override
     public final Integer call() throws Exception {
-        int code = run(context);
+        int code;
+        try {
+            code = run(context);
+        } catch (TraceFormatException | InvalidBatchException e) {
+            throw InputError.naming(input(), e);
+        }
         context.printResults();
         return code;
     }

@@ -10,22 +10,27 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Where {@code scripts/build-fdb} put FoundationDB's build, as {@code scripts/build-fdb --where} says:
- * its {@code name: path} lines ({@code fdbserver}, {@code fdbcli}, {@code libfdb_c}, {@code fdb-skiplist},
- * ...) and its exit code — 0 built, 3 not built, 4 built from another patch series or other bridge
- * headers than the checkout's (a {@code stale: ...} line says which). The one reading of that answer
- * for every test that needs the build (the live conformance, the cluster tests, the skip-list memory
- * model's check).
+ * its {@code name: path} lines on stdout ({@code fdbserver}, {@code fdbcli}, {@code libfdb_c},
+ * {@code fdb-skiplist}, ...) and its exit code — 0 built, 3 not built (a {@code build-fdb: not built: ...}
+ * line on stderr says what is missing and whether a build is under way), 4 built from another patch series
+ * or other bridge headers than the checkout's (a {@code stale: ...} line says which). The one reading of
+ * that answer for every test that needs the build (the live conformance, the cluster tests, the skip-list
+ * memory model's check).
  *
  * @param exitCode what {@code --where} exited with
  * @param paths    its {@code name: path} lines
  * @param stale    its {@code stale: ...} line, or null
+ * @param notBuilt why it is not built, from its {@code build-fdb: not built: ...} line, or null
  */
-public record FdbBuildLocation(int exitCode, Map<String, Path> paths, String stale) {
+public record FdbBuildLocation(int exitCode, Map<String, Path> paths, String stale, String notBuilt) {
     /** Overrides where the repository is (default: the working folder or its parent, a module's folder). */
     public static final String REPO_ROOT_PROPERTY = "fdbresolver.repoRoot";
 
     public static final int BUILT = 0;
+    public static final int NOT_BUILT_YET = 3;
     public static final int STALE = 4;
+
+    private static final String NOT_BUILT = "build-fdb: not built:";
 
     /** The repository holding {@code scripts/build-fdb}. */
     public static Path repositoryRoot() {
@@ -43,8 +48,10 @@ public record FdbBuildLocation(int exitCode, Map<String, Path> paths, String sta
         if (!Files.isExecutable(script)) {
             throw new IOException("no scripts/build-fdb under " + repoRoot + " (system property " + REPO_ROOT_PROPERTY + ")");
         }
-        Process p = new ProcessBuilder(script.toString(), "--where").redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(script.toString(), "--where").start();
+        // A few short lines each: stdout read whole, then stderr, cannot fill a pipe and stall.
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
         try {
             if (!p.waitFor(1, TimeUnit.MINUTES)) {
                 p.destroyForcibly();
@@ -55,16 +62,22 @@ public record FdbBuildLocation(int exitCode, Map<String, Path> paths, String sta
             throw new IOException("interrupted while asking " + script + " --where", e);
         }
         Map<String, Path> paths = new LinkedHashMap<>();
-        String stale = null;
         for (String line : out.split("\n")) {
             int colon = line.indexOf(": ");
-            if (line.startsWith("stale: ")) {
-                stale = line;
-            } else if (colon > 0) {
+            if (colon > 0) {
                 paths.put(line.substring(0, colon), Path.of(line.substring(colon + 2).trim()));
             }
         }
-        return new FdbBuildLocation(p.exitValue(), Map.copyOf(paths), stale);
+        String stale = null;
+        String notBuilt = null;
+        for (String line : err.split("\n")) {
+            if (line.startsWith("stale: ")) {
+                stale = line;
+            } else if (line.startsWith(NOT_BUILT)) {
+                notBuilt = line.substring(NOT_BUILT.length()).trim();
+            }
+        }
+        return new FdbBuildLocation(p.exitValue(), Map.copyOf(paths), stale, notBuilt);
     }
 
     /** The path printed for {@code name} ({@code fdbserver}, {@code fdb-skiplist}, ...), or null. */

@@ -27,6 +27,10 @@ public final class RetentionPlots {
             new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c), new Color(0x9467bd),
             new Color(0xff7f0e), new Color(0x8c564b), new Color(0xe377c2), new Color(0x17becf)};
     private static final Color WINDOW_COLOR = new Color(0x7f7f7f);
+    /** The trace window is drawn whole unless it rises more than this many times above every other line. */
+    static final double WINDOW_CLIP = 2;
+    /** Where, as a fraction of the trace, the point that keeps XChart's x ticks round lies: on no batch grid. */
+    private static final double OFF_GRID = 0.5 + 1 / Math.PI / 1000;
 
     /**
      * One budget's lines.
@@ -50,18 +54,34 @@ public final class RetentionPlots {
     /**
      * Retained age over trace time, one line per budget; {@code traceWindow} (the trace's own
      * {@code now - new_oldest_version}) dashed grey. The age axis ends a little above the budgets' lines and
-     * FoundationDB's windows: a trace window far longer than what any budget keeps would otherwise flatten
-     * every line (it is clipped).
+     * FoundationDB's windows, and above the trace window too unless that is more than {@link #WINDOW_CLIP}
+     * times higher: a trace window far longer than what any budget keeps would otherwise flatten every line.
+     * Then it is clipped, and its legend says so and how high it goes.
      */
     public static void writeRetainedAge(String title, String engine, List<BudgetLines> budgets, PlotSeries traceWindow,
                                         double traceSeconds, OutputStream out) throws IOException {
-        XYChart chart = chart(title, "retained age (s)");
+        BitmapEncoder.saveBitmap(retainedAgeChart(title, engine, budgets, traceWindow, traceSeconds), out, BitmapFormat.PNG);
+    }
+
+    static XYChart retainedAgeChart(String title, String engine, List<BudgetLines> budgets, PlotSeries traceWindow,
+                                    double traceSeconds) {
+        XYChart chart = chart(title, "retained age (s)", traceSeconds);
         double top = 0;
         for (BudgetLines b : budgets) {
             for (double age : b.retainedAge().ys()) {
                 top = Math.max(top, age);
             }
             top = Math.max(top, Double.isNaN(b.fdbWindowSeconds()) ? 0 : b.fdbWindowSeconds());
+        }
+        double windowTop = 0;
+        if (traceWindow != null) {
+            for (double w : traceWindow.ys()) {
+                windowTop = Math.max(windowTop, w);
+            }
+        }
+        boolean clipped = windowTop > WINDOW_CLIP * top && top > 0;
+        if (!clipped) {
+            top = Math.max(top, windowTop);
         }
         if (top > 0) {
             chart.getStyler().setYAxisMax(top * 1.15);
@@ -78,15 +98,21 @@ public final class RetentionPlots {
             }
         }
         if (traceWindow != null && !traceWindow.isEmpty()) {
-            line(chart, "trace window (now - new_oldest_version)", traceWindow, WINDOW_COLOR, true);
+            line(chart, "trace window (now - new_oldest_version)" + (clipped
+                    ? String.format(java.util.Locale.ROOT, ", clipped: up to %.2f s", windowTop) : ""),
+                    traceWindow, WINDOW_COLOR, true);
         }
-        BitmapEncoder.saveBitmap(chart, out, BitmapFormat.PNG);
+        return chart;
     }
 
     /** History bytes (MiB) over trace time, one line per budget, each budget dashed in its colour. */
     public static void writeHistoryBytes(String title, String engine, List<BudgetLines> budgets, double traceSeconds,
                                          OutputStream out) throws IOException {
-        XYChart chart = chart(title, "history (MiB)");
+        BitmapEncoder.saveBitmap(historyBytesChart(title, engine, budgets, traceSeconds), out, BitmapFormat.PNG);
+    }
+
+    static XYChart historyBytesChart(String title, String engine, List<BudgetLines> budgets, double traceSeconds) {
+        XYChart chart = chart(title, "history (MiB)", traceSeconds);
         for (int i = 0; i < budgets.size(); i++) {
             BudgetLines b = budgets.get(i);
             Color color = COLORS[i % COLORS.length];
@@ -100,12 +126,24 @@ public final class RetentionPlots {
             style(chart.addSeries("budget " + b.label(), new double[] {0, traceSeconds}, new double[] {budget, budget}),
                     color, true);
         }
-        BitmapEncoder.saveBitmap(chart, out, BitmapFormat.PNG);
+        return chart;
     }
 
-    private static XYChart chart(String title, String yTitle) {
+    /**
+     * A chart over trace time {@code [0, traceSeconds]}. XChart puts the x ticks on the data's own x values
+     * when they are equally spaced — as batches' times are on a short trace — which gives a tick per batch
+     * or two, at odd values (0.06, 0.12, 0.19 ...); one invisible point off that grid makes it choose round
+     * ticks (0, 0.2, 0.4 ...) as it does for long traces.
+     */
+    private static XYChart chart(String title, String yTitle, double traceSeconds) {
         XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title)
                 .xAxisTitle("trace time (s of commit versions, 1,000,000 per second)").yAxisTitle(yTitle).build();
+        if (traceSeconds > 0) {
+            XYSeries offGrid = chart.addSeries(" ", new double[] {traceSeconds * OFF_GRID}, new double[] {0});
+            offGrid.setMarker(SeriesMarkers.NONE);
+            offGrid.setLineStyle(SeriesLines.NONE);
+            offGrid.setShowInLegend(false);
+        }
         chart.getStyler().setLegendPosition(LegendPosition.OutsideS);
         chart.getStyler().setChartBackgroundColor(Color.WHITE);
         chart.getStyler().setPlotBackgroundColor(Color.WHITE);

@@ -66,7 +66,8 @@ public final class AtomicOutput implements AutoCloseable {
         } else {
             Path parent = resolved.toAbsolutePath().getParent();
             if (parent != null && !Files.isDirectory(parent)) {
-                throw new NoSuchFileException(target.toString(), null, "cannot write it: directory " + parent + " does not exist");
+                throw new NoSuchFileException(target.toString(), null, "cannot write it: " + (Files.exists(parent)
+                        ? parent + " is a file, not a directory" : "directory " + parent + " does not exist"));
             }
             Path temp = resolved.resolveSibling(resolved.getFileName() + ".tmp");
             this.temp = temp;

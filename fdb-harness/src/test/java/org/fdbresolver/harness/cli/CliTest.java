@@ -98,8 +98,11 @@ class CliTest {
         return SMALL_GOLDEN.stream();
     }
 
+    /** The oracle's error for each invalid trace, after the file's name as the CLI names it (issue 19). */
     static Stream<Arguments> invalidRows() throws IOException {
-        return GoldenFiles.invalidManifest().stream().map(r -> Arguments.of(r.get("name"), GoldenFiles.expectedError(r)));
+        return GoldenFiles.invalidManifest().stream().map(r -> Arguments.of(r.get("name"), "error: "
+                + GoldenFiles.dir().resolve("invalid").resolve(r.get("name")) + ": "
+                + GoldenFiles.expectedError(r).substring("error: ".length())));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -309,7 +312,7 @@ class CliTest {
                 Arguments.of(List.of("hash"), "error: missing required parameter: 'DECISIONS' (see fdbresolver hash --help)"),
                 Arguments.of(List.of("hash", "a", "b"), "error: unexpected argument 'b' (see fdbresolver hash --help)"),
                 Arguments.of(List.of("hash", trace),
-                        "error: decision header: format is 'fdb-resolver-trace/1', expected 'fdb-resolver-decisions/1' (this is a trace, not a decision file)"),
+                        "error: " + trace + ": decision header: format is 'fdb-resolver-trace/1', expected 'fdb-resolver-decisions/1' (this is a trace, not a decision file)"),
                 Arguments.of(List.of("bench", trace, "--engine", "reference", "--warmup", "-3"),
                         "error: invalid value for option '--warmup': '-3' is negative: wanted 0 or more (see fdbresolver bench --help)"),
                 Arguments.of(List.of("gen", "no-such-workload", "--out", "/tmp/x.trace"),

@@ -3,10 +3,9 @@ package org.fdbresolver.harness.retention;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import org.fdbresolver.api.ConflictSetConfig;
-import org.fdbresolver.harness.fdb.FdbBuildLocation;
+import org.fdbresolver.harness.fdb.FdbSkipListComparator;
 import org.fdbresolver.harness.trace.GoldenFiles;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -15,9 +14,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * The Java model of FoundationDB's skip-list memory against FoundationDB's own skip list (the comparator
  * {@code fdbresolver_fdb_skiplist} that {@code scripts/build-fdb} builds): the same peak node bytes, to the
- * byte, at several windows of the golden longtrace. Runs where the comparator is named by
- * {@code FDBRESOLVER_FDB_SKIPLIST} or {@code scripts/build-fdb --where} finds it built; reported as
- * skipped, with the reason, elsewhere.
+ * byte, at several windows of the golden longtrace. Runs where {@link FdbSkipListComparator} finds the
+ * comparator ({@code FDBRESOLVER_FDB_SKIPLIST}, or built by {@code scripts/build-fdb}); reported as skipped
+ * elsewhere, with the reason on the console once.
  */
 class SkipListModelAgainstFdbTest {
 
@@ -32,20 +31,20 @@ class SkipListModelAgainstFdbTest {
         assertEquals(fdb, model);
     }
 
-    private static Path comparator() {
-        String named = System.getenv("FDBRESOLVER_FDB_SKIPLIST");
-        if (named != null && !named.isBlank()) {
-            return Path.of(named);
+    private static FdbSkipListComparator lookup;
+
+    /** The comparator, or aborts the test with the reason, printed on the console for the first test only. */
+    private static synchronized Path comparator() {
+        if (lookup == null) {
+            lookup = FdbSkipListComparator.find();
+            if (!lookup.found()) {
+                System.out.println("NOT RUN: the skip-list memory model against FoundationDB's own skip list "
+                        + "(SkipListModelAgainstFdbTest): " + lookup.whyNot());
+            }
         }
-        Path built;
-        try {
-            built = FdbBuildLocation.ask(FdbBuildLocation.repositoryRoot()).path("fdb-skiplist");
-        } catch (IOException e) {
-            built = null;
+        if (!lookup.found()) {
+            Assumptions.abort(lookup.whyNot());
         }
-        if (built == null || !Files.isExecutable(built)) {
-            Assumptions.abort("FoundationDB's skip list is not built (scripts/build-fdb; or FDBRESOLVER_FDB_SKIPLIST=PATH)");
-        }
-        return built;
+        return lookup.path();
     }
 }

@@ -1,0 +1,171 @@
+package org.fdbresolver.harness.cli;
+
+import static org.fdbresolver.harness.cli.LauncherScriptTest.bash;
+import static org.fdbresolver.harness.cli.LauncherScriptTest.executable;
+import static org.fdbresolver.harness.cli.LauncherScriptTest.fakeJdk;
+import static org.fdbresolver.harness.cli.LauncherScriptTest.repositoryRoot;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The scripts a new user meets without a FoundationDB build (issue 19, items 1, 3 and 7): each says what is
+ * missing on stderr instead of exiting silently, and the replay driver never runs a build older than its
+ * sources. They run against an empty FoundationDB cache, or a stand-in repository with a fake Maven wrapper.
+ */
+class ScriptsTest {
+    static final Path SCRIPTS = repositoryRoot().resolve("scripts");
+    /** The build folder's name for the pinned commit, as build-fdb names it. */
+    static final String LABEL = "c0c44752df67";
+
+    static String lacks(Path cache) {
+        return "FoundationDB's build in " + cache + " lacks fdbserver fdbcli libfdb_c.so fdbresolver_fdb_skiplist";
+    }
+
+    @Test
+    void buildFdbWhereSaysNotBuiltOnStderr(@TempDir Path cache) throws Exception {
+        LauncherScriptTest.Result r = bash(SCRIPTS.resolve("build-fdb"), Map.of(), "--where", "--cache", cache.toString());
+        assertEquals(3, r.code(), r::toString);
+        assertEquals(6, r.out().lines().count(), r::toString);
+        assertTrue(r.out().contains("fdb-skiplist: " + cache + "/build-" + LABEL + "/bin/fdbresolver_fdb_skiplist\n"), r::toString);
+        assertEquals(List.of("build-fdb: not built: " + lacks(cache) + "; run scripts/build-fdb (one to two hours the first"
+                + " time on 2 cores)"), r.errLines(), r::toString);
+
+        // A build under way writes its log: said, with how far it got.
+        Path log = cache.resolve("build-" + LABEL + ".log");
+        Files.writeString(log, "[1/345] Building CXX object a.o\n[12/345] Building CXX object b.o\n");
+        r = bash(SCRIPTS.resolve("build-fdb"), Map.of(), "--where", "--cache", cache.toString());
+        assertEquals(3, r.code(), r::toString);
+        assertEquals(List.of("build-fdb: not built: " + lacks(cache) + "; a build is under way (step 12 of 345), its log: "
+                + log), r.errLines(), r::toString);
+    }
+
+    @Test
+    void fdbCompareWithoutABuildSaysSoAndExitsThree(@TempDir Path dir) throws Exception {
+        Path trace = Files.writeString(dir.resolve("t.trace"), "not read: the build is checked first");
+        Path cache = dir.resolve("cache");
+        LauncherScriptTest.Result r = bash(SCRIPTS.resolve("fdb-compare"), Map.of("FDBRESOLVER_FDB_CACHE", cache.toString()),
+                trace.toString(), "--warmup", "10");
+        assertEquals(3, r.code(), r::toString);
+        assertEquals("", r.out());
+        assertEquals(List.of("error: FoundationDB's skip list is not built: " + lacks(cache) + "; run scripts/build-fdb"
+                + " (one to two hours the first time on 2 cores)"), r.errLines(), r::toString);
+        // --cache says the same of another cache.
+        Path other = dir.resolve("other");
+        r = bash(SCRIPTS.resolve("fdb-compare"), Map.of(), trace.toString(), "--cache", other.toString());
+        assertEquals(3, r.code(), r::toString);
+        assertTrue(r.err().contains(lacks(other)), r::toString);
+    }
+
+    /** Its usage line names every option it takes, and takes every option it names; bad usage is exit 2. */
+    @Test
+    void fdbCompareUsageMatchesWhatItParses() throws Exception {
+        String script = Files.readString(SCRIPTS.resolve("fdb-compare"));
+        List<String> parsed = new ArrayList<>();
+        Matcher m = Pattern.compile("(?m)^    (--[a-z-]+)\\)").matcher(script);
+        while (m.find()) {
+            parsed.add(m.group(1));
+        }
+        LauncherScriptTest.Result help = bash(SCRIPTS.resolve("fdb-compare"), Map.of(), "--help");
+        assertEquals(0, help.code(), help::toString);
+        String usage = help.out().lines().filter(l -> l.startsWith("Usage:")).findFirst().orElseThrow();
+        List<String> named = new ArrayList<>();
+        Matcher u = Pattern.compile("\\[(--[a-z-]+)").matcher(usage);
+        while (u.find()) {
+            named.add(u.group(1));
+        }
+        assertEquals(parsed, named, usage);
+        LauncherScriptTest.Result bad = bash(SCRIPTS.resolve("fdb-compare"), Map.of(), "--engine-option", "x=1");
+        assertEquals(2, bad.code(), bad::toString);
+        assertEquals(List.of("error: unknown option --engine-option (see --help)"), bad.errLines());
+    }
+
+    /** A stand-in repository: the real replay script, a fake Maven wrapper that "builds" the bridge and counts its calls. */
+    static Path fakeBridgeRepository(Path dir) throws IOException {
+        Path root = Files.createDirectories(dir.resolve("repo"));
+        Files.createDirectories(root.resolve("scripts/lib"));
+        Files.copy(SCRIPTS.resolve("fdbresolver-replay"), root.resolve("scripts/fdbresolver-replay"));
+        Files.copy(SCRIPTS.resolve("lib/require-jdk.bash"), root.resolve("scripts/lib/require-jdk.bash"));
+        executable(root.resolve("scripts/install-deps"), "#!/usr/bin/env bash\nexit 0\n");
+        for (String source : List.of("plugin/src/main/java/Engine.java", "jni-bridge/src/main/native/replay/replay_main.cpp",
+                "jni-bridge/include/fdbresolver.h", "fdb-harness/src/main/java/Cli.java")) {
+            Files.createDirectories(root.resolve(source).getParent());
+            Files.writeString(root.resolve(source), "// source\n");
+        }
+        for (String pom : List.of("pom.xml", "plugin/pom.xml", "jni-bridge/pom.xml")) {
+            Files.writeString(root.resolve(pom), "<project/>\n");
+        }
+        Files.writeString(root.resolve("jni-bridge/CMakeLists.txt"), "# cmake\n");
+        executable(root.resolve("jni-bridge/build-native.sh"), "#!/usr/bin/env bash\n");
+        executable(root.resolve("mvnw"), """
+                #!/usr/bin/env bash
+                echo "$*" >> mvnw.calls
+                t=jni-bridge/target
+                mkdir -p $t/native $t/classes/org/fdbresolver/bridge $t/lib
+                printf '#!/usr/bin/env bash\\necho "fake replay ran: $*"\\n' > $t/native/fdbresolver-replay
+                chmod +x $t/native/fdbresolver-replay
+                touch $t/classes/org/fdbresolver/bridge/NativeResolver.class $t/lib/plugin.jar
+                """);
+        return root;
+    }
+
+    static void makeNewer(Path file) throws IOException {
+        Files.setLastModifiedTime(file, FileTime.from(Instant.now().plusSeconds(60)));
+    }
+
+    @Test
+    void theReplayDriverRebuildsWhenASourceChanged(@TempDir Path dir) throws Exception {
+        Path root = fakeBridgeRepository(dir);
+        Path jdk = fakeJdk(dir.resolve("jdk25"), "25.0.3", true);
+        Files.createDirectories(jdk.resolve("include"));
+        Files.writeString(jdk.resolve("include/jni.h"), "");
+        Path script = root.resolve("scripts/fdbresolver-replay");
+        Path calls = root.resolve("mvnw.calls");
+        Map<String, String> env = Map.of("JAVA_HOME", jdk.toString());
+
+        LauncherScriptTest.Result first = bash(script, env, "t.trace");
+        assertEquals(0, first.code(), first::toString);
+        assertTrue(first.err().startsWith("fdbresolver-replay: building the JNI bridge (first call: the bridge is not built;"),
+                first::toString);
+        assertEquals("fake replay ran: t.trace\n", first.out());
+        assertEquals(1, Files.readAllLines(calls).size());
+
+        LauncherScriptTest.Result again = bash(script, env, "t.trace");
+        assertEquals("", again.err(), "nothing changed: no build");
+        assertEquals(1, Files.readAllLines(calls).size());
+
+        for (String changed : List.of("plugin/src/main/java/Engine.java", "jni-bridge/src/main/native/replay/replay_main.cpp",
+                "jni-bridge/include/fdbresolver.h", "jni-bridge/pom.xml")) {
+            int before = Files.readAllLines(calls).size();
+            makeNewer(root.resolve(changed));
+            LauncherScriptTest.Result stale = bash(script, Map.of("JAVA_HOME", jdk.toString(), "FDBRESOLVER_NO_BUILD", "1"),
+                    "t.trace");
+            assertEquals(2, stale.code(), stale::toString);
+            assertEquals(List.of("error: the JNI bridge needs a build (" + changed + " changed since the last build), and"
+                    + " FDBRESOLVER_NO_BUILD=1"), stale.errLines());
+            LauncherScriptTest.Result rebuilt = bash(script, env, "t.trace");
+            assertEquals(0, rebuilt.code(), rebuilt::toString);
+            assertTrue(rebuilt.err().startsWith("fdbresolver-replay: building the JNI bridge (" + changed
+                    + " changed since the last build;"), rebuilt::toString);
+            assertEquals(before + 1, Files.readAllLines(calls).size());
+            Files.setLastModifiedTime(root.resolve(changed), FileTime.from(Instant.now().minusSeconds(60)));
+        }
+        // What the driver does not run from is not a reason to rebuild.
+        makeNewer(root.resolve("fdb-harness/src/main/java/Cli.java"));
+        int before = Files.readAllLines(calls).size();
+        assertEquals("", bash(script, env, "t.trace").err());
+        assertEquals(before, Files.readAllLines(calls).size());
+    }
+}
