@@ -26,11 +26,13 @@ record ClusterSpec(String name, String pluginConfig, int resolutionProcesses, in
     static final String JVM_ERROR_FILE = "/var/fdb/logs/hs_err_pid%p.log";
 
     /**
-     * The engine inside fdbserver, sized for this small cluster: a 256 MiB history budget (off the heap),
-     * a 256 MiB heap with the serial collector (two cores here, shared).
+     * The engine inside fdbserver, sized for this small cluster: a 256 MiB history budget, on the JVM's heap,
+     * which the bridge sizes from it (256 MiB, an eighth and 192 MiB: no -Xmx given, as docs/fdb-integration.md
+     * advises), with the serial collector (two cores here, shared). fdbserver's --memory of 2 GiB less the 1 GiB
+     * it keeps for itself holds that JVM, which the plugin checks at open.
      */
     static String pluginConfig(String engine) {
-        return "engine=" + engine + ";memory_budget=256m;jvm_option=-Xms256m;jvm_option=-Xmx256m;jvm_option=-XX:+UseSerialGC;"
+        return "engine=" + engine + ";memory_budget=256m;jvm_option=-XX:+UseSerialGC;"
                 + "jvm_option=-XX:ErrorFile=" + JVM_ERROR_FILE;
     }
 
@@ -59,14 +61,20 @@ record ClusterSpec(String name, String pluginConfig, int resolutionProcesses, in
     }
 
     /**
-     * The plugin decides and FoundationDB's skip list decides every batch beside it (the Resolver hook's
-     * {@code verify_against_skip_list=1}): any difference is a SevError {@code ResolverConflictSetPluginDiffers}.
+     * The plugin and FoundationDB's skip list decide every batch, and the Resolver sends the plugin's answer only
+     * where both agree (the hook's {@code mode=guarded}): a difference is a SevError
+     * {@code ResolverConflictSetPluginDiffers}, and the skip list goes on alone.
      */
-    ClusterSpec verifiedAgainstSkipList() {
+    ClusterSpec guarded() {
+        return withMode("guarded");
+    }
+
+    /** The hook's rollout mode: shadow, guarded or plugin (docs/fdb-integration.md). */
+    ClusterSpec withMode(String mode) {
         if (pluginConfig == null) {
-            throw new IllegalStateException("a stock cluster has no plugin to verify");
+            throw new IllegalStateException("a stock cluster has no plugin");
         }
-        return new ClusterSpec(name, pluginConfig + ";verify_against_skip_list=1", resolutionProcesses, resolvers, knobs, testEngineClasses);
+        return new ClusterSpec(name, "mode=" + mode + ";" + pluginConfig, resolutionProcesses, resolvers, knobs, testEngineClasses);
     }
 
     boolean usesPlugin() {
