@@ -16,10 +16,12 @@ import java.util.List;
  * @param resolutionProcesses processes of class resolution
  * @param resolvers       the database's {@code resolvers=} setting
  * @param knobs           more {@code --knob_name=value} arguments, for every process
+ * @param library         the library the knob names (the image's own, or one that is not there); null for stock
  * @param testEngineClasses a host folder of compiled classes mounted at {@value #TEST_ENGINE_CLASSES_MOUNT}
  *                          (engines only tests have)
  */
-record ClusterSpec(String name, String pluginConfig, int resolutionProcesses, int resolvers, List<String> knobs, Path testEngineClasses) {
+record ClusterSpec(String name, String pluginConfig, int resolutionProcesses, int resolvers, List<String> knobs, Path testEngineClasses,
+        String library) {
     static final String PLUGIN_LIBRARY = "/opt/fdbresolver/native/libfdbresolver.so";
     static final String TEST_ENGINE_CLASSES_MOUNT = "/opt/fdbresolver-test-engines";
     /** The JVM's crash dumps go to the log folder, which the host sees. */
@@ -37,27 +39,37 @@ record ClusterSpec(String name, String pluginConfig, int resolutionProcesses, in
     }
 
     static ClusterSpec plugin(String name) {
-        return new ClusterSpec(name, pluginConfig("tree"), 1, 1, List.of(), null);
+        return new ClusterSpec(name, pluginConfig("tree"), 1, 1, List.of(), null, PLUGIN_LIBRARY);
     }
 
     static ClusterSpec stock(String name) {
-        return new ClusterSpec(name, null, 1, 1, List.of(), null);
+        return new ClusterSpec(name, null, 1, 1, List.of(), null, null);
+    }
+
+    /** The same with the knob naming another library (one that is missing, say). */
+    ClusterSpec withLibrary(String path) {
+        return new ClusterSpec(name, pluginConfig, resolutionProcesses, resolvers, knobs, testEngineClasses, path);
+    }
+
+    /** The same plugin configuration with more settings after it ("engine_option=fault=throw", ...). */
+    ClusterSpec withSettings(String settings) {
+        return new ClusterSpec(name, pluginConfig + ";" + settings, resolutionProcesses, resolvers, knobs, testEngineClasses, library);
     }
 
     ClusterSpec withResolvers(int resolvers, int processes) {
-        return new ClusterSpec(name, pluginConfig, processes, resolvers, knobs, testEngineClasses);
+        return new ClusterSpec(name, pluginConfig, processes, resolvers, knobs, testEngineClasses, library);
     }
 
     ClusterSpec withKnob(String knob) {
         List<String> more = new ArrayList<>(knobs);
         more.add(knob);
-        return new ClusterSpec(name, pluginConfig, resolutionProcesses, resolvers, List.copyOf(more), testEngineClasses);
+        return new ClusterSpec(name, pluginConfig, resolutionProcesses, resolvers, List.copyOf(more), testEngineClasses, library);
     }
 
     /** The plugin with an engine from the compiled classes in {@code classes} (mounted), before the image's own class path. */
     ClusterSpec withTestEngine(String engine, Path classes) {
         String config = pluginConfig(engine) + ";class_path=" + TEST_ENGINE_CLASSES_MOUNT + ":/opt/fdbresolver/*:/opt/fdbresolver/lib/*";
-        return new ClusterSpec(name, config, resolutionProcesses, resolvers, knobs, classes);
+        return new ClusterSpec(name, config, resolutionProcesses, resolvers, knobs, classes, library);
     }
 
     /**
@@ -74,7 +86,7 @@ record ClusterSpec(String name, String pluginConfig, int resolutionProcesses, in
         if (pluginConfig == null) {
             throw new IllegalStateException("a stock cluster has no plugin");
         }
-        return new ClusterSpec(name, "mode=" + mode + ";" + pluginConfig, resolutionProcesses, resolvers, knobs, testEngineClasses);
+        return new ClusterSpec(name, "mode=" + mode + ";" + pluginConfig, resolutionProcesses, resolvers, knobs, testEngineClasses, library);
     }
 
     boolean usesPlugin() {

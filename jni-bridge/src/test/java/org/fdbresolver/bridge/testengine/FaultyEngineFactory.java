@@ -13,8 +13,9 @@ import org.fdbresolver.engine.Engines;
 
 /**
  * Engine {@code test-faulty}, on the test class path only: the tree engine, failing on purpose on every
- * {@code every}-th batch from batch {@code after} on (engine options; the others go to the tree), in the way
- * option {@code fault} names:
+ * {@code every}-th batch from batch {@code after} on (engine options; the others go to the tree), counting only
+ * batches with a write whose begin key starts with {@code trigger} when that option is set (so that a test
+ * chooses the moment by writing such a key), in the way option {@code fault} names:
  * <ul>
  * <li>{@code throw}: an IllegalStateException before anything changes (the engine contract's failed batch);</li>
  * <li>{@code oom}: a real OutOfMemoryError: arrays of 64 MiB are taken until the heap has no more, then let go;</li>
@@ -31,6 +32,7 @@ public final class FaultyEngineFactory implements EngineFactory {
     public static final String FAULT = "fault";
     public static final String EVERY = "every";
     public static final String AFTER = "after";
+    public static final String TRIGGER = "trigger";
 
     /** What the {@code oom} fault holds while it runs the heap out. */
     static final List<long[]> BALLAST = new ArrayList<>();
@@ -54,10 +56,11 @@ public final class FaultyEngineFactory implements EngineFactory {
         }
         long every = Long.parseLong(options.getOrDefault(EVERY, "1"));
         long after = Long.parseLong(options.getOrDefault(AFTER, "0"));
+        byte[] trigger = options.containsKey(TRIGGER) ? options.get(TRIGGER).getBytes(java.nio.charset.StandardCharsets.UTF_8) : null;
         ConflictSetConfig.Builder tree = ConflictSetConfig.builder().engine("tree").memoryBudgetBytes(config.memoryBudgetBytes())
                 .maxKeyBytes(config.maxKeyBytes());
         options.forEach((name, value) -> {
-            if (!List.of(FAULT, EVERY, AFTER).contains(name)) {
+            if (!List.of(FAULT, EVERY, AFTER, TRIGGER).contains(name)) {
                 tree.option(name, value);
             }
         });
@@ -72,8 +75,9 @@ public final class FaultyEngineFactory implements EngineFactory {
 
             @Override
             public void detectConflicts(ConflictBatch batch, long now, long newOldestVersion, BatchResult out) {
-                long b = batches++;
-                boolean faulty = b >= after && (b - after) % every == 0;
+                boolean counted = trigger == null || triggered(batch);
+                long b = counted ? batches++ : -1;
+                boolean faulty = counted && b >= after && (b - after) % every == 0;
                 if (faulty && fault.equals("throw")) {
                     throw new IllegalStateException("test-faulty: planned failure at batch " + b + " (version " + now + ")");
                 }
@@ -96,6 +100,21 @@ public final class FaultyEngineFactory implements EngineFactory {
                         }
                     }
                 }
+            }
+
+            /** Whether a write of the batch begins with the trigger. */
+            private boolean triggered(ConflictBatch batch) {
+                byte[] keys = batch.keys();
+                for (int t = 0; t < batch.transactionCount(); t++) {
+                    for (int w = batch.writeStart(t); w < batch.writeEnd(t); w++) {
+                        int off = batch.writeBeginOffset(w);
+                        if (batch.writeBeginLength(w) >= trigger.length
+                                && java.util.Arrays.equals(keys, off, off + trigger.length, trigger, 0, trigger.length)) {
+                            return true;
+                        }
+                    }
+                }
+                return false;
             }
 
             /** A conflicting read past the transaction's reads, else a CONFLICT for a transaction without reads. */

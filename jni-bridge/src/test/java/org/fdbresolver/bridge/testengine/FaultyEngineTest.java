@@ -45,6 +45,20 @@ class FaultyEngineTest {
     }
 
     @Test
+    void aTriggerKeyChoosesTheBatch() {
+        try (ConflictSet cs = ConflictSet.open(ConflictSetConfig.builder().engine("test-faulty").option("fault", "throw")
+                .option("trigger", "fault!").build())) {
+            batch(cs, 10);
+            batch(cs, 11);
+            ConflictBatch b = cs.newBatch();
+            b.addTransaction(11, false);
+            b.addWrite("fault!now".getBytes(), "fault!now\0".getBytes());
+            assertThrows(IllegalStateException.class, () -> b.detectConflicts(12, 0));
+            assertEquals(Decision.CONFLICT, batch(cs, 13).decision(0));
+        }
+    }
+
+    @Test
     void oomRunsTheHeapOutThenLetsGo() {
         try (ConflictSet cs = open("oom", 1000, 1)) {
             batch(cs, 10);
