@@ -313,6 +313,24 @@ final class FdbCluster implements AutoCloseable {
         docker().killContainerCmd(containers.get(container).getContainerId()).exec();
     }
 
+    /**
+     * Sends {@code signal} ("USR2", ...) to the container's init (tini, which passes it on to fdbserver) and waits
+     * up to {@code wait} for the container to end: its exit code, or -1 when it still runs.
+     */
+    long signal(String container, String signal, Duration wait) throws InterruptedException {
+        String id = containers.get(container).getContainerId();
+        docker().killContainerCmd(id).withSignal(signal).exec();
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (System.nanoTime() < deadline) {
+            var state = docker().inspectContainerCmd(id).exec().getState();
+            if (!Boolean.TRUE.equals(state.getRunning())) {
+                return state.getExitCodeLong();
+            }
+            Thread.sleep(100);
+        }
+        return -1;
+    }
+
     /** {@code docker stop}: SIGTERM, SIGKILL after {@code grace}; returns the container's exit code. */
     long stop(String container, Duration grace) {
         String id = containers.get(container).getContainerId();

@@ -269,6 +269,34 @@ class ResolverClusterIT {
         }
     }
 
+    /**
+     * FoundationDB ends a process cleanly on SIGUSR2 (its crash handler logs ProcessTerminated, flushes the trace
+     * and exits by the signal). HotSpot suspends threads with SIGUSR2 unless told otherwise; the bridge moves it
+     * to signal 60, so with the plugin's JVM inside, SIGUSR2 still ends fdbserver as stock (issue 15).
+     */
+    @Test
+    void sigusr2StillEndsFdbserverCleanlyWithTheJvmInside() throws Exception {
+        try (FdbCluster cluster = FdbCluster.start(build, ClusterSpec.plugin("sigusr2").withResolvers(1, 2))) {
+            Role resolver = single(cluster.roles(cluster.status(), "resolver"));
+            assertPluginOpened(cluster, resolver, 0);
+            BankWorkload bank = new BankWorkload(cluster.database(), BankWorkload.Settings.standard());
+            bank.load();
+            assertWorkloadClean(bank, bank.runTransfers(20, WORKLOAD_TIMEOUT), 16 * 20);
+            long exitCode = cluster.signal(resolver.container(), "USR2", Duration.ofSeconds(30));
+            System.out.println("SIGUSR2 to " + resolver.container() + ": exit code " + exitCode);
+            // tini reports a child ended by SIGUSR2 as 128 + 12.
+            assertEquals(140, exitCode, "fdbserver ended by SIGUSR2, as stock");
+            TraceLog.Event terminated = onlyEvent(cluster.trace(resolver.container()).ofType("ProcessTerminated"));
+            assertEquals("12", terminated.detail("Signal"), terminated.toString());
+            assertEquals(List.of(), cluster.jvmCrashDumps(), "no JVM crash dump");
+        }
+    }
+
+    private static TraceLog.Event onlyEvent(List<TraceLog.Event> events) {
+        assertEquals(1, events.size(), "one event: " + events);
+        return events.getFirst();
+    }
+
     @Test
     void aResolverThatCommitsEverythingFailsTheAudit() throws Exception {
         // The bridge's own test engine (jni-bridge's test classes, which fdb-sim's cycle-broken uses too).
