@@ -403,6 +403,12 @@ class InvocationTest(unittest.TestCase):
         self.assertEqual([(r["resolver"], r["timed_out"]) for r in self.results()], [("stock", True)])
         self.assertIn("seed 1 tree: not run, its stock run timed out", self.report())
 
+    def test_a_difference_below_sev_error_is_a_problem(self):
+        self.write_test("Warns.toml", "plugin-warns-at=1")
+        proc = self.fdb_sim("--tests", "tests/fast/Warns.toml", "--seeds", "1")
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn("seed 1 tree: the skip list beside it disagreed (ResolverConflictSetPluginDiffers x1)", self.report())
+
     def test_no_resolver_is_noted(self):
         self.write_test("NoResolver.toml", "no-resolver")
         self.fdb_sim("--tests", "tests/fast/NoResolver.toml", "--seeds", "1")
