@@ -132,8 +132,16 @@ class CMakeTestListTest(unittest.TestCase):
             with open(os.path.join(source, "tests", "fast", "RocksOnly.toml"), "w") as f:
                 f.write("[configuration]\nstorageEngineType = 4 # Always pick RocksDB\n\n[[test]]\ntestTitle = 'x'\n")
 
-            def why(path, run_ignored=False):
-                return fdb_sim.why_not_runnable(path, listed, variables, source, run_ignored)
+            os.makedirs(os.path.join(source, "tests", "status"))
+            with open(os.path.join(source, "tests", "status", "idle.txt"), "w") as f:
+                f.write("Configuration:\n  Redundancy mode - single\n")
+            with open(os.path.join(source, "tests", "External.txt"), "w") as f:
+                f.write("testTitle=SimpleExternalTest\n    testName=External\n    libraryName=cpp_workloads\n")
+            with open(os.path.join(source, "tests", "fast", "NoTest.toml"), "w") as f:
+                f.write("[configuration]\nbuggify = false\n")
+
+            def why(path, run_ignored=False, build_dir=None):
+                return fdb_sim.why_not_runnable(path, listed, variables, source, run_ignored, build_dir)
 
             self.assertIsNone(why("fast/A.toml"))
             self.assertIsNone(why("fast/NotListed.toml"))
@@ -149,6 +157,13 @@ class CMakeTestListTest(unittest.TestCase):
             self.assertIn("unit test", why("Unit.txt"))
             self.assertIn("only under if(WITH_ROCKSDB)", why("rare/Rocks.toml"))
             self.assertIn("needs RocksDB (storageEngineType = 4)", why("fast/RocksOnly.toml", run_ignored=True))
+            self.assertIn("not a test specification (no testTitle line", why("status/idle.txt"))
+            self.assertIn("not a test specification (no [[test]] table", why("fast/NoTest.toml"))
+            self.assertIn("needs the External workload library libcpp_workloads.so", why("External.txt"))
+            build = os.path.join(source, "build")
+            os.makedirs(os.path.join(build, "share", "foundationdb"))
+            open(os.path.join(build, "share", "foundationdb", "libcpp_workloads.so"), "w").close()
+            self.assertIsNone(why("External.txt", build_dir=build))
 
     def test_cache_variables(self):
         v = fdb_sim.cmake_cache_variables("# comment\nWITH_ROCKSDB:BOOL=OFF\nNO_RESTART_TEST:BOOL=ON\nX:STRING=a=b\n")
@@ -191,7 +206,8 @@ class ResolveTestsTest(unittest.TestCase):
     def setUp(self):
         self.source = tempfile.mkdtemp()
         for path in ("tests/fast/CycleA.toml", "tests/fast/CycleB.toml", "tests/fast/Other.toml", "tests/fast/notes.md",
-                     "tests/rare/R.toml", "tests/Old.txt", "tests/fast/CycleTest.toml"):
+                     "tests/rare/R.toml", "tests/Old.txt", "tests/fast/CycleTest.toml", "tests/CMakeLists.txt",
+                     "tests/TestRunner/requirements.txt"):
             os.makedirs(os.path.dirname(os.path.join(self.source, path)), exist_ok=True)
             with open(os.path.join(self.source, path), "w") as f:
                 f.write("[[test]]\ntestTitle = 'x'\n")
@@ -211,6 +227,9 @@ class ResolveTestsTest(unittest.TestCase):
         self.assertEqual(self.names("tests/fast"), ["tests/fast/CycleA.toml", "tests/fast/CycleB.toml",
                                                     "tests/fast/CycleTest.toml", "tests/fast/Other.toml"])
         self.assertEqual(self.names("tests/Old.txt"), ["tests/Old.txt"])
+        self.assertEqual(self.names("tests/*.txt"), ["tests/Old.txt"])
+        self.assertNotIn("tests/CMakeLists.txt", self.names("tests"))
+        self.assertNotIn("tests/TestRunner/requirements.txt", self.names("tests"))
         self.assertEqual(self.names("cycle", "tests/fast/CycleA.toml", "tests/fast/Cycle*.toml", "cycle"),
                          ["cycle", "tests/fast/CycleA.toml", "tests/fast/CycleB.toml", "tests/fast/CycleTest.toml"])
         named = fdb_sim.resolve_tests(["cycle-3-resolvers"], self.source, {}, self.variables)[0]
