@@ -457,9 +457,14 @@ class InvocationTest(unittest.TestCase):
         self.assertIn("interrupted", err)
         done = len(self.results())
         self.assertLess(done, 3)
+        report = self.report()
+        self.assertIn(f"- simulations: {done} of 3 done ({3 - done} to go)", report)
+        self.assertIn(", interrupted", report)
+        self.assertNotIn("no result", report)
         again = self.fdb_sim("--tests", "tests/fast", "--seeds", "1", "--resolvers", "stock")
         self.assertEqual(again.returncode, 0, again.stderr)
         self.assertEqual(len(self.results()), 3)
+        self.assertIn("all 2 invocations into this folder", self.report())
         self.assertEqual(sorted(r["test"] for r in self.results()),
                          ["tests/fast/Slow1.toml", "tests/fast/Slow2.toml", "tests/fast/Slow3.toml"])
 
