@@ -82,6 +82,8 @@ final class DifferentialCases {
             cases.add(new Spec("custom-range", seed, 6, Map.of("keyspace", "100000")));
             cases.add(new Spec("longtrace", seed, 12, Map.of("report-fraction", "0.2")));
             cases.add(new Spec("adversarial", seed, 150, Map.of()));
+            // Keys far past a key block and past 1 MiB (FoundationDB accepts conflict ranges of any length).
+            cases.add(new Spec("adversarial", seed, 40, Map.of("long-key-length", seed == 1 ? "1100000" : "70000")));
         }
         return cases;
     }

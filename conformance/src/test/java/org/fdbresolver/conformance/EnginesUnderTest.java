@@ -41,7 +41,9 @@ final class EnginesUnderTest {
             new Variation("tree", Map.of("nodeBytes", "256", "readBatchedFromBytes", "0")),
             new Variation("tree", Map.of("nodeBytes", "256", "readPath", "single")),
             new Variation("tree", Map.of("nodeBytes", "128", "readBatchedFromBytes", "0", "readWays", "3")),
-            new Variation("tree", Map.of("nodeBytes", "128", "readPath", "single", "writeWays", "0")));
+            new Variation("tree", Map.of("nodeBytes", "128", "readPath", "single", "writeWays", "0")),
+            // Key blocks of 256 bytes: every key past 60 bytes takes the large-key path (an array of its own).
+            new Variation("tree", Map.of("keyBlockBytes", "256", "nodeBytes", "256", "readBatchedFromBytes", "0")));
 
     private record Variation(String engine, Map<String, String> options) {
         String label() {

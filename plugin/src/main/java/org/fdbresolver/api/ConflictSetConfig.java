@@ -11,7 +11,7 @@ import java.util.TreeMap;
  * @param engine            engine name, e.g. {@code "tree"} or {@code "reference"}
  * @param memoryBudgetBytes bytes the history may hold; when full, the oldest history is dropped and
  *                          reads older than the retained boundary become TOO_OLD
- * @param maxKeyBytes       longest key accepted in a range; longer keys reject the batch
+ * @param maxKeyBytes       longest key accepted in a range; longer keys reject the batch (default: no limit)
  * @param options           engine-specific options by name (unknown names are rejected by the engine)
  */
 public record ConflictSetConfig(String engine, long memoryBudgetBytes, int maxKeyBytes, Map<String, String> options) {
@@ -19,8 +19,12 @@ public record ConflictSetConfig(String engine, long memoryBudgetBytes, int maxKe
     public static final String DEFAULT_ENGINE = "tree";
     /** 1 GiB: enough for several minutes of the default workloads' history. */
     public static final long DEFAULT_MEMORY_BUDGET_BYTES = 1L << 30;
-    /** FoundationDB's own key size limit is 10,000 bytes; conflict ranges of system keys can exceed it a little. */
-    public static final int DEFAULT_MAX_KEY_BYTES = 1 << 16;
+    /**
+     * No limit: FoundationDB's commit proxies and Resolver accept conflict-range keys of any length (its 10,000-byte
+     * key limit is the client's, for keys it writes), so the engine must too, or a batch the skip list decides
+     * would be refused. A key is then bounded only by what a batch's key region holds (2 GiB).
+     */
+    public static final int DEFAULT_MAX_KEY_BYTES = Integer.MAX_VALUE;
 
     public ConflictSetConfig {
         Objects.requireNonNull(engine, "engine");

@@ -84,7 +84,7 @@ final class BatchWriter {
      * adds: for each destination leaf, the leaves its entries will need beyond itself, and the key-block
      * bytes of the new keys and of a separator per new leaf.
      */
-    void plan(CombinedWrites w, int maxKeyLengthSeen) {
+    void plan(CombinedWrites w) {
         NodeStore s = store;
         int m = w.count();
         ensureEndpoints(m);
@@ -117,7 +117,7 @@ final class BatchWriter {
             i = j;
         }
         plannedLeaves = leaves;
-        plannedKeyBytes = keyBytes + (maxKeyLengthSeen > KeyRefs.INLINE_BYTES ? leaves * KeyArena.chunkBytes(maxKeyLengthSeen) : 0);
+        plannedKeyBytes = keyBytes + budget.separatorBytesBound(leaves);
     }
 
     /**
@@ -328,7 +328,7 @@ final class BatchWriter {
     }
 
     private long separatorBytes() {
-        return budget.maxKeyLength() > KeyRefs.INLINE_BYTES ? KeyArena.chunkBytes(budget.maxKeyLength()) : 0;
+        return budget.separatorBytesBound(1);
     }
 
     /** The planned bytes of the writes from {@code i} on (what later steps will still need). */

@@ -50,8 +50,9 @@ public final class HistoryTree implements History {
     private final MemoryBudget budget;
     private final TreeInvariants invariants;
 
-    public HistoryTree(int nodeBytes, int keyBlockBytes, long budgetBytes, int maxKeyBytes) {
-        this(nodeBytes, keyBlockBytes, budgetBytes, maxKeyBytes, ReadPath.BATCHED, BatchedReadPath.DEFAULT_WAYS, true,
+    /** A history with its own heap reservation ({@link #reservationLimit}) and the default read and write paths. */
+    public HistoryTree(int nodeBytes, int keyBlockBytes, long budgetBytes) {
+        this(nodeBytes, keyBlockBytes, budgetBytes, ReadPath.BATCHED, BatchedReadPath.DEFAULT_WAYS, true,
                 BatchedReadPath.DEFAULT_FROM_BYTES, BatchedReadPath.DEFAULT_WAYS);
     }
 
@@ -70,8 +71,26 @@ public final class HistoryTree implements History {
      * @param batchedFromBytes history bytes from which the batched path is used (below, one descent each)
      * @param writeWays writes whose leaves are loaded ahead together (0 or 1: none)
      */
-    public HistoryTree(int nodeBytes, int keyBlockBytes, long budgetBytes, int maxKeyBytes, ReadPath readPath,
+    public HistoryTree(int nodeBytes, int keyBlockBytes, long budgetBytes, ReadPath readPath,
                        int readWays, boolean readTouch, long batchedFromBytes, int writeWays) {
+        this(nodeBytes, keyBlockBytes, budgetBytes, new Reservation(reservationLimit(budgetBytes, nodeBytes, keyBlockBytes)),
+                readPath, readWays, readTouch, batchedFromBytes, writeWays);
+    }
+
+    /**
+     * The most heap the backing arrays of histories with this budget, node size and key block size take,
+     * together ({@link Reservation#limitFor}): histories that share a budget share one reservation of this size.
+     */
+    public static long reservationLimit(long budgetBytes, int nodeBytes, int keyBlockBytes) {
+        return Reservation.limitFor(budgetBytes, nodeBytes, keyBlockBytes);
+    }
+
+    /**
+     * @param reservation the heap this history's arrays may take, shared with the histories that share its
+     *                    budget (see {@link #shareBudgetWith})
+     */
+    HistoryTree(int nodeBytes, int keyBlockBytes, long budgetBytes, Reservation reservation, ReadPath readPath,
+                int readWays, boolean readTouch, long batchedFromBytes, int writeWays) {
         if (nodeBytes < MIN_NODE_BYTES || nodeBytes > MAX_NODE_BYTES) {
             throw new IllegalArgumentException("nodeBytes must be within [" + MIN_NODE_BYTES + ", " + MAX_NODE_BYTES + "]: " + nodeBytes);
         }
@@ -80,19 +99,19 @@ public final class HistoryTree implements History {
                     + nodeBytes + " bytes (" + MIN_BUDGET_NODES * nodeBytes + " bytes), the least a history of that node size "
                     + "works in");
         }
-        this.store = new NodeStore(nodeBytes, keyBlockBytes, budgetBytes, maxKeyBytes);
-        this.layout = new KeyLayout(store, maxKeyBytes);
+        this.store = new NodeStore(nodeBytes, keyBlockBytes, budgetBytes, reservation);
+        this.layout = new KeyLayout(store);
         this.versions = new VersionWindow(store);
         TreeSearch search = new TreeSearch(store, layout);
         this.singleReads = new SingleReadPath(store, layout, search, versions);
         this.batchedReads = readPath == ReadPath.BATCHED
                 ? new BatchedReadPath(store, layout, search, versions, singleReads, readWays, readTouch) : null;
         this.batchedFromBytes = batchedFromBytes;
-        this.reclaimer = new Reclaimer(store, layout, search, versions, maxKeyBytes);
+        this.reclaimer = new Reclaimer(store, layout, search, versions);
         this.budget = new MemoryBudget(store, layout, versions, reclaimer, budgetBytes);
-        this.writer = new TreeWriter(store, layout, search, versions, maxKeyBytes);
+        this.writer = new TreeWriter(store, layout, search, versions);
         this.batchWriter = new BatchWriter(store, layout, search, versions, budget, writer, writeWays);
-        this.invariants = new TreeInvariants(store, layout, versions, maxKeyBytes);
+        this.invariants = new TreeInvariants(store, layout, versions);
     }
 
     // ---- accounting ----
@@ -127,9 +146,14 @@ public final class HistoryTree implements History {
         return store.arena.bytesInUse();
     }
 
-    /** Memory held by the pools' backing arrays, in use or free. */
+    /** Heap held by this history's backing arrays, in use or free (array headers included). */
     public long reservedBytes() {
         return store.reservedBytes();
+    }
+
+    /** The most heap this history's arrays and those of the histories sharing its reservation may take. */
+    public long reservationLimit() {
+        return store.reservation.limit();
     }
 
     public int height() {
@@ -200,7 +224,7 @@ public final class HistoryTree implements History {
             versions.rebase(now);
         }
         budget.noteKeyLength(writes.maxKeyLength());
-        batchWriter.plan(writes, budget.maxKeyLength());
+        batchWriter.plan(writes);
         budget.prepare(now, writes.maxKeyLength(), batchWriter.plannedLeaves(), batchWriter.plannedInners(),
                 batchWriter.plannedKeyBytes(), otherBytes);
     }

@@ -4,70 +4,142 @@ import java.util.Arrays;
 
 /**
  * Packed storage for the bytes of keys that are not inline ({@link KeyRefs#fitsInline}): key blocks
- * ({@code byte[]} slabs of {@code blockBytes}) cut into 8-byte-aligned chunks, each holding one key.
- * A chunk is addressed by an int (its byte address / 8), so 2^31 units address 16 GiB.
+ * ({@code byte[]} slabs of {@code blockBytes}) cut into 8-byte-aligned chunks, each holding one key, and,
+ * for keys too long to share a block ({@link #bigChunkBytes()} and up), an array of their own. A chunk is
+ * addressed by an int unit (its byte address / 8); a large key's array takes the address of a whole block
+ * slot, so the readers' arithmetic ({@link #block}, {@link #offset}) is the same for both. Keys of any
+ * length up to what one Java array holds are stored: FoundationDB itself sets no limit on conflict-range
+ * keys, so neither does the engine.
  *
  * <p>Chunk layout: {@code [0..4)} header = {@code refs << LEN_BITS | length}, {@code [4..4+length)} the
- * key bytes. A chunk is shared by at most a few references (a point write {@code [k, k\0)} stores
- * {@code k\0} once and both entries point at it), hence the reference count. Freed chunks go on a
- * free list per size class (chunk bytes / 8); a free chunk keeps its next-free link at offset 4.
+ * key bytes. A large key's header holds {@link #LEN_MASK} as its length, and its length is its array's
+ * less the header. A chunk is shared by at most a few references (a point write {@code [k, k\0)} stores
+ * {@code k\0} once and both entries point at it), hence the reference count. Freed chunks go on a free list
+ * per size class (chunk bytes / 8); a free chunk keeps its next-free link at offset 4. A freed large key's
+ * array goes back to the JVM at once, and its slot is reused.
  *
- * <p>{@link #bytesInUse()} is exact by construction: the sum of the chunk sizes handed out and not
- * yet freed. Blocks are never returned to the JVM; {@link #reservedBytes()} is what they occupy and
- * never exceeds the limit given at construction.
+ * <p>{@link #bytesInUse()} is exact by construction: the sum of the chunk sizes handed out and not yet
+ * freed ({@link #chunkBytes} of each). Blocks are never returned to the JVM (until {@link #clear}); every
+ * array taken is counted against the {@link Reservation} shared with the node pools.
  */
 final class KeyArena {
     static final int HEADER = 4;
     static final int LEN_BITS = 20;
     static final int LEN_MASK = (1 << LEN_BITS) - 1;
     private static final int NIL = -1;
+    /** Units are ints and references are {@code unit << 1}: byte addresses stay below 2^33. */
+    private static final long ADDRESS_LIMIT = 1L << 33;
 
     private final int blockShift;
     private final int blockBytes;
-    private final int maxBlocks;
+    /** Chunks of this size and up get an array of their own (a quarter block, so a block wastes at most a quarter). */
+    private final int bigChunkBytes;
+    /** Block slots the address space has room for. */
+    private final int maxSlots;
+    private final Reservation reservation;
     private byte[][] blocks = new byte[4][];
-    private int blockCount;
+    /** Block slots handed out, for blocks and large keys. */
+    private int slotCount;
+    /** Slots of freed large keys, for reuse. */
+    private int[] freeSlots = new int[4];
+    private int freeSlotCount;
     /** Byte address of the next bump allocation and the end of its block. */
     private long bump;
     private long bumpEnd;
     private int[] freeHeads;
     private long bytesInUse;
     private long freeListBytes;
+    /** Heap taken by this arena's arrays, headers included (what it holds of the reservation). */
+    private long reservedBytes;
+    /** Chunks stored by length class ({@code 32 - numberOfLeadingZeros(length)}): bounds the longest key held. */
+    private final long[] lengthClassCounts = new long[33];
 
-    KeyArena(int blockBytes, long limitBytes, int maxKeyBytes) {
-        int needed = chunkBytes(maxKeyBytes);
-        int size = Integer.highestOneBit(Math.max(blockBytes, needed) - 1) << 1;
+    KeyArena(int blockBytes, Reservation reservation) {
+        int size = Integer.highestOneBit(Math.max(64, blockBytes) - 1) << 1;
         this.blockShift = Integer.numberOfTrailingZeros(size);
         this.blockBytes = size;
-        this.maxBlocks = (int) Math.min(Integer.MAX_VALUE / 2, Math.max(1, limitBytes / size));
-        this.freeHeads = new int[needed / 8 + 1];
+        this.bigChunkBytes = Math.min(size / 4, 1 << 19);
+        this.maxSlots = (int) Math.min(Integer.MAX_VALUE / 2, ADDRESS_LIMIT >>> blockShift);
+        this.reservation = reservation;
+        this.freeHeads = new int[bigChunkBytes / 8];
         Arrays.fill(freeHeads, NIL);
     }
 
+    /** The bytes a key of {@code len} bytes counts towards the history: its chunk, header and padding included. */
     static int chunkBytes(int len) {
-        return (HEADER + len + 7) & ~7;
+        return (int) ((HEADER + (long) len + 7) & ~7L);
     }
 
     int blockBytes() {
         return blockBytes;
     }
 
+    /** Chunk size from which a key gets an array of its own. */
+    int bigChunkBytes() {
+        return bigChunkBytes;
+    }
+
     long bytesInUse() {
         return bytesInUse;
     }
 
+    /** Heap taken by the key blocks and the large keys' arrays (array headers included). */
     long reservedBytes() {
-        return (long) blockCount * blockBytes;
+        return reservedBytes;
     }
 
-    /** Bytes that allocations are guaranteed to find: the bump region and blocks not yet created. */
-    long guaranteedFreeBytes() {
-        return (bumpEnd - bump) + (long) (maxBlocks - blockCount) * blockBytes;
+    /**
+     * At most how much new memory allocating chunks of {@code keyBytes} in all (as {@link #chunkBytes} counts
+     * them) takes from the reservation: as if none came from a free list, every new block lost up to a
+     * quarter to its tail, and every chunk were a large key's array with its header.
+     */
+    long reservationNeeded(long keyBytes) {
+        long tail = bumpEnd - bump;
+        if (keyBytes <= tail) {
+            return 0;
+        }
+        long rest = keyBytes - tail;
+        long blocksNeeded = (rest + (blockBytes - bigChunkBytes) - 1) / (blockBytes - bigChunkBytes);
+        long bigHeaders = (rest / bigChunkBytes + 1) * (Reservation.ARRAY_HEADER_BYTES + 8);
+        return blocksNeeded * (blockBytes + Reservation.ARRAY_HEADER_BYTES) + bigHeaders;
+    }
+
+    /** Block slots the address space still has for {@code keyBytes} more (guards the int units). */
+    boolean hasAddressesFor(long keyBytes) {
+        long slotsNeeded = keyBytes / Math.max(1, bigChunkBytes) + keyBytes / blockBytes + 2;
+        return (long) slotCount - freeSlotCount + slotsNeeded <= maxSlots;
+    }
+
+    /** An upper bound of the longest key held (a power of two above it, or 0 when none is held). */
+    int longestKeyBound() {
+        for (int c = lengthClassCounts.length - 1; c > 0; c--) {
+            if (lengthClassCounts[c] != 0) {
+                return (int) Math.min(Integer.MAX_VALUE, (1L << c) - 1);
+            }
+        }
+        return 0;
+    }
+
+    /**
+     * An upper bound of the summed lengths of the {@code count} longest keys held: how long {@code count}
+     * new separators cut from them could be at most.
+     */
+    long longestKeysBound(long count) {
+        long bytes = 0;
+        for (int c = lengthClassCounts.length - 1; c > 0 && count > 0; c--) {
+            long n = Math.min(count, lengthClassCounts[c]);
+            bytes += n * ((1L << c) - 1);
+            count -= n;
+        }
+        return bytes;
     }
 
     /** Copies {@code len} key bytes into a new chunk with one reference; returns its unit address. */
     int allocate(byte[] src, int off, int len) {
         int size = chunkBytes(len);
+        if (size >= bigChunkBytes) {
+            return allocateBig(src, off, len);
+        }
         int cls = size >>> 3;
         long at;
         int head = freeHeads[cls];
@@ -87,13 +159,43 @@ final class KeyArena {
         writeHeader(b, o, 1, len);
         System.arraycopy(src, off, b, o + HEADER, len);
         bytesInUse += size;
+        lengthClassCounts[32 - Integer.numberOfLeadingZeros(len)]++;
         return (int) (at >>> 3);
     }
 
-    private void newBlock() {
-        if (blockCount == maxBlocks) {
-            throw new IllegalStateException("key arena is full (" + reservedBytes() + " bytes): the budget check let too much in");
+    /** A key with an array of its own, at the start of a block slot. */
+    private int allocateBig(byte[] src, int off, int len) {
+        int slot = takeSlot();
+        long taken = HEADER + (long) len + Reservation.ARRAY_HEADER_BYTES;
+        reservation.take(taken);
+        reservedBytes += taken;
+        byte[] b = new byte[HEADER + len];
+        writeHeader(b, 0, 1, LEN_MASK);
+        System.arraycopy(src, off, b, HEADER, len);
+        blocks[slot] = b;
+        bytesInUse += chunkBytes(len);
+        lengthClassCounts[32 - Integer.numberOfLeadingZeros(len)]++;
+        return (int) (((long) slot << blockShift) >>> 3);
+    }
+
+    private int takeSlot() {
+        if (freeSlotCount > 0) {
+            return freeSlots[--freeSlotCount];
         }
+        if (slotCount == maxSlots) {
+            throw new IllegalStateException("key arena has no address left (" + maxSlots + " block slots): the budget "
+                    + "check let too much in");
+        }
+        if (slotCount == blocks.length) {
+            blocks = Arrays.copyOf(blocks, blocks.length * 2);
+        }
+        return slotCount++;
+    }
+
+    private void newBlock() {
+        int slot = takeSlot();
+        reservation.take(blockBytes + Reservation.ARRAY_HEADER_BYTES);
+        reservedBytes += blockBytes + Reservation.ARRAY_HEADER_BYTES;
         // The unused tail of the current block becomes a free chunk of its size class.
         long tail = bumpEnd - bump;
         if (tail >= 8) {
@@ -104,13 +206,9 @@ final class KeyArena {
                 freeListBytes += tail;
             }
         }
-        if (blockCount == blocks.length) {
-            blocks = Arrays.copyOf(blocks, blocks.length * 2);
-        }
-        blocks[blockCount] = new byte[blockBytes];
-        bump = (long) blockCount << blockShift;
+        blocks[slot] = new byte[blockBytes];
+        bump = (long) slot << blockShift;
         bumpEnd = bump + blockBytes;
-        blockCount++;
     }
 
     void retain(int unit) {
@@ -124,22 +222,37 @@ final class KeyArena {
     /** Drops one reference; the chunk is freed when none is left. */
     void release(int unit) {
         long at = (long) unit << 3;
-        byte[] b = blocks[(int) (at >>> blockShift)];
+        int slot = (int) (at >>> blockShift);
+        byte[] b = blocks[slot];
         int o = (int) (at & (blockBytes - 1));
         int h = header(b, o);
         int refs = (h >>> LEN_BITS) - 1;
-        int len = h & LEN_MASK;
+        int lenField = h & LEN_MASK;
         if (refs > 0) {
-            writeHeader(b, o, refs, len);
+            writeHeader(b, o, refs, lenField);
             return;
         }
-        int size = chunkBytes(len);
+        if (lenField == LEN_MASK) {
+            int len = b.length - HEADER;
+            blocks[slot] = null;
+            reservation.give(b.length + Reservation.ARRAY_HEADER_BYTES);
+            reservedBytes -= b.length + Reservation.ARRAY_HEADER_BYTES;
+            if (freeSlotCount == freeSlots.length) {
+                freeSlots = Arrays.copyOf(freeSlots, freeSlots.length * 2);
+            }
+            freeSlots[freeSlotCount++] = slot;
+            bytesInUse -= chunkBytes(len);
+            lengthClassCounts[32 - Integer.numberOfLeadingZeros(len)]--;
+            return;
+        }
+        int size = chunkBytes(lenField);
         int cls = size >>> 3;
         writeHeader(b, o, 0, 0);
         writeInt(at + HEADER, freeHeads[cls]);
         freeHeads[cls] = unit;
         bytesInUse -= size;
         freeListBytes += size;
+        lengthClassCounts[32 - Integer.numberOfLeadingZeros(lenField)]--;
     }
 
     int refs(int unit) {
@@ -150,7 +263,9 @@ final class KeyArena {
     /** The stored length of the chunk at {@code unit}. */
     int length(int unit) {
         long at = (long) unit << 3;
-        return header(blocks[(int) (at >>> blockShift)], (int) (at & (blockBytes - 1))) & LEN_MASK;
+        byte[] b = blocks[(int) (at >>> blockShift)];
+        int len = header(b, (int) (at & (blockBytes - 1))) & LEN_MASK;
+        return len != LEN_MASK ? len : b.length - HEADER;
     }
 
     /** The block holding chunk {@code unit}; its key bytes start at {@link #offset(int)}. */
@@ -162,15 +277,20 @@ final class KeyArena {
         return (int) (((long) unit << 3) & (blockBytes - 1)) + HEADER;
     }
 
-    /** Forgets every chunk and block. */
+    /** Forgets every chunk and block, and gives their memory back. */
     void clear() {
+        reservation.give(reservedBytes);
+        reservedBytes = 0;
         blocks = new byte[4][];
-        blockCount = 0;
+        slotCount = 0;
+        freeSlots = new int[4];
+        freeSlotCount = 0;
         bump = 0;
         bumpEnd = 0;
         Arrays.fill(freeHeads, NIL);
         bytesInUse = 0;
         freeListBytes = 0;
+        Arrays.fill(lengthClassCounts, 0);
     }
 
     long freeListBytes() {

@@ -34,7 +34,7 @@ final class KeyLayout {
     private final NodeStore store;
     private final KeyArena arena;
     /** Bytes {@code [0, skip)} of every key in the tree and of every key searched for. */
-    private final byte[] shared;
+    private byte[] shared;
     private int skip;
     /**
      * The shared prefix's first 16 bytes as two big-endian words, and masks of the bytes of each that
@@ -48,13 +48,24 @@ final class KeyLayout {
     private boolean skipUnset = true;
     /** Changes whenever inline longs change meaning (the prefix shrank or was reset): encodings made before are stale. */
     private int epoch;
-    private final byte[] scratch;
+    private byte[] scratch = new byte[INITIAL_KEY_BUFFER];
 
-    KeyLayout(NodeStore store, int maxKeyBytes) {
+    /** Key buffers start this long and grow to the longest key they meet (keys have no length limit). */
+    static final int INITIAL_KEY_BUFFER = 256;
+
+    KeyLayout(NodeStore store) {
         this.store = store;
         this.arena = store.arena;
-        this.shared = new byte[Math.max(16, maxKeyBytes + 1)];
-        this.scratch = new byte[maxKeyBytes + 1];
+        this.shared = new byte[INITIAL_KEY_BUFFER];
+    }
+
+    /**
+     * {@code buffer} when the stored key {@code ref} fits in it, else a new buffer that does (twice as long at
+     * least): key buffers grow to the longest key met, once, so the steady state allocates nothing.
+     */
+    byte[] fit(byte[] buffer, int ref) {
+        int len = KeyRefs.length(ref, arena);
+        return len <= buffer.length ? buffer : new byte[Math.max(len, 2 * buffer.length)];
     }
 
     /** The length of the prefix every key in the tree shares (the inline longs hold the 8 bytes after it). */
@@ -103,6 +114,9 @@ final class KeyLayout {
         if (len >= g && hasSharedPrefix(key, off)) {
             if (skipUnset) {
                 // The first key: the whole key is shared so far (the tree holds nothing to re-encode).
+                if (shared.length < len) {
+                    shared = new byte[Math.max(len, 2 * shared.length)];
+                }
                 System.arraycopy(key, off, shared, 0, len);
                 skip = len;
                 skipUnset = false;
@@ -123,6 +137,7 @@ final class KeyLayout {
             int c = leaf >>> CHUNK_SHIFT;
             int b = (leaf & CHUNK_MASK) * leafCap;
             for (int j = 0, n = s.leafCount(leaf); j < n; j++) {
+                scratch = fit(scratch, s.lRef[c][b + j]);
                 int len = materialize(s.lKey[c][b + j], s.lRef[c][b + j], scratch);
                 s.lKey[c][b + j] = KeyRefs.prefix(scratch, newSkip, len - newSkip);
             }
@@ -142,6 +157,7 @@ final class KeyLayout {
         int n = s.iCount[c][h & CHUNK_MASK];
         for (int i = 0; i < n; i++) {
             if (i > 0) {
+                scratch = fit(scratch, s.iRef[c][b + i]);
                 int len = materialize(s.iKey[c][b + i], s.iRef[c][b + i], scratch);
                 s.iKey[c][b + i] = KeyRefs.prefix(scratch, newSkip, len - newSkip);
             }

@@ -33,8 +33,9 @@ final class MemoryBudget {
     /** A history that draws on the same budget (the engine's uncertain writes), or null. */
     private History sharer;
     private final long[] histogram = new long[1024];
-    /** The longest key ever written: bounds the key bytes of a new separator. */
+    /** Bounds the length of every key the tree holds or the batch writes, hence of a new separator (set per batch). */
     private int maxKeyLength;
+    private int batchKeyLength;
     private boolean dropBatchWrites;
     private long evictions;
     private long forgottenBatches;
@@ -87,15 +88,33 @@ final class MemoryBudget {
      */
     void prepare(long now, int batchMaxKeyLength, long leaves, long inners, long keyBytes, long otherBytes) {
         dropBatchWrites = false;
-        maxKeyLength = Math.max(maxKeyLength, batchMaxKeyLength);
+        noteKeyLength(batchMaxKeyLength);
         if (!fits(leaves, inners, keyBytes + otherBytes)) {
             evict(now, leaves, inners, keyBytes + otherBytes);
         }
     }
 
-    /** Raises the maximum key length ahead of {@link #prepare} (the plan's separator estimate uses it). */
-    void noteKeyLength(int length) {
-        maxKeyLength = Math.max(maxKeyLength, length);
+    /**
+     * Sets the key-length bound for the batch ahead of {@link #prepare} (the plan's separator estimate uses it):
+     * the longest of the batch's keys, the inline ones and those the key arena holds.
+     */
+    void noteKeyLength(int batchMaxKeyLength) {
+        maxKeyLength = Math.max(Math.max(batchMaxKeyLength, KeyRefs.MAX_INLINE_LENGTH), store.arena.longestKeyBound());
+        batchKeyLength = batchMaxKeyLength;
+    }
+
+    /**
+     * At most the key bytes of {@code count} new separators: each is cut from a key the tree holds or the batch
+     * writes, so no longer than the batch's longest key or one of the {@code count} longest keys held.
+     */
+    long separatorBytesBound(long count) {
+        if (maxKeyLength <= KeyRefs.INLINE_BYTES) {
+            return 0;
+        }
+        long everyOneLongest = count * KeyArena.chunkBytes(maxKeyLength);
+        long fromBatch = count * KeyArena.chunkBytes(Math.max(batchKeyLength, KeyRefs.MAX_INLINE_LENGTH));
+        long fromHeld = store.arena.longestKeysBound(count) + count * (KeyArena.HEADER + 7);
+        return Math.min(everyOneLongest, fromBatch + fromHeld);
     }
 
     /**
@@ -133,7 +152,8 @@ final class MemoryBudget {
     private boolean fits(long leaves, long inners, long keyBytes) {
         NodeStore s = store;
         return s.historyBytes() + (leaves + inners) * s.nodeBytes + keyBytes <= budgetNow()
-                && s.arena.guaranteedFreeBytes() >= keyBytes
+                && s.reservationNeeded(leaves, inners, keyBytes) <= s.reservation.available()
+                && s.arena.hasAddressesFor(keyBytes)
                 && s.leavesInUse + leaves <= s.maxLeaves && s.innersInUse + inners <= s.maxInners;
     }
 

@@ -53,6 +53,11 @@ final class NodeStore {
     final int maxLeaves;
     final int maxInners;
     final KeyArena arena;
+    /** The heap the node chunks and key arrays of this store (and of any history sharing it) may take. */
+    final Reservation reservation;
+    /** Heap one chunk of {@link #CHUNK_NODES} leaves, or inner nodes, takes (its arrays with their headers). */
+    private final long leafChunkBytes;
+    private final long innerChunkBytes;
 
     // ---- leaf pool ----
     long[][] lKey = new long[0][];
@@ -78,13 +83,18 @@ final class NodeStore {
     /** Inner levels above the leaves; 0 when the root is a leaf. */
     int height;
 
-    NodeStore(int nodeBytes, int keyBlockBytes, long budgetBytes, int maxKeyBytes) {
+    NodeStore(int nodeBytes, int keyBlockBytes, long budgetBytes, Reservation reservation) {
         this.nodeBytes = nodeBytes;
         this.leafCap = (nodeBytes - LEAF_HEADER_BYTES) / LEAF_SLOT_BYTES;
         this.innerCap = (nodeBytes - INNER_HEADER_BYTES) / INNER_SLOT_BYTES;
         this.maxLeaves = (int) Math.min(Integer.MAX_VALUE - CHUNK_NODES, budgetBytes / nodeBytes);
         this.maxInners = maxLeaves;
-        this.arena = new KeyArena(keyBlockBytes, budgetBytes, maxKeyBytes);
+        this.reservation = reservation;
+        this.leafChunkBytes = CHUNK_NODES * (long) leafCap * (Long.BYTES + 2 * Integer.BYTES)
+                + CHUNK_NODES * (long) LEAF_HEADER_INTS * Integer.BYTES + 4 * Reservation.ARRAY_HEADER_BYTES;
+        this.innerChunkBytes = CHUNK_NODES * (long) innerCap * (Long.BYTES + 3 * Integer.BYTES)
+                + CHUNK_NODES * (long) Integer.BYTES + 5 * Reservation.ARRAY_HEADER_BYTES;
+        this.arena = new KeyArena(keyBlockBytes, reservation);
         this.root = allocLeaf();
     }
 
@@ -95,13 +105,35 @@ final class NodeStore {
         return (long) (leavesInUse + innersInUse) * nodeBytes + arena.bytesInUse();
     }
 
-    /** Memory held by the pools' backing arrays, in use or free. */
+    /** Heap held by the pools' backing arrays, in use or free (array headers included). */
     long reservedBytes() {
-        return ((long) leafHighWater + innerHighWater) * nodeBytes + arena.reservedBytes();
+        return leafChunks() * leafChunkBytes + innerChunks() * innerChunkBytes + arena.reservedBytes();
+    }
+
+    private long leafChunks() {
+        return (leafHighWater + CHUNK_NODES - 1) / CHUNK_NODES;
+    }
+
+    private long innerChunks() {
+        return (innerHighWater + CHUNK_NODES - 1) / CHUNK_NODES;
+    }
+
+    /**
+     * At most how much new heap adding {@code leaves} leaves, {@code inners} inner nodes and {@code keyBytes} of
+     * key chunks takes from the reservation: new chunks for the nodes the free lists and the last chunks cannot
+     * hold, and what the key arena may need ({@link KeyArena#reservationNeeded}).
+     */
+    long reservationNeeded(long leaves, long inners, long keyBytes) {
+        long leafRoom = leafChunks() * CHUNK_NODES - leavesInUse;
+        long innerRoom = innerChunks() * CHUNK_NODES - innersInUse;
+        long newLeafChunks = (Math.max(0, leaves - leafRoom) + CHUNK_NODES - 1) / CHUNK_NODES;
+        long newInnerChunks = (Math.max(0, inners - innerRoom) + CHUNK_NODES - 1) / CHUNK_NODES;
+        return newLeafChunks * leafChunkBytes + newInnerChunks * innerChunkBytes + arena.reservationNeeded(keyBytes);
     }
 
     /** Forgets every node and key chunk; the tree is one empty leaf again. */
     void clear() {
+        reservation.give(leafChunks() * leafChunkBytes + innerChunks() * innerChunkBytes);
         lKey = new long[0][];
         lVer = new int[0][];
         lRef = new int[0][];
@@ -143,6 +175,7 @@ final class NodeStore {
                 lHdr = Arrays.copyOf(lHdr, n);
             }
             if (lKey[c] == null) {
+                reservation.take(leafChunkBytes);
                 lKey[c] = new long[CHUNK_NODES * leafCap];
                 lVer[c] = new int[CHUNK_NODES * leafCap];
                 lRef[c] = new int[CHUNK_NODES * leafCap];
@@ -186,6 +219,7 @@ final class NodeStore {
                 iCount = Arrays.copyOf(iCount, n);
             }
             if (iKey[c] == null) {
+                reservation.take(innerChunkBytes);
                 iKey[c] = new long[CHUNK_NODES * innerCap];
                 iRef[c] = new int[CHUNK_NODES * innerCap];
                 iChild[c] = new int[CHUNK_NODES * innerCap];

@@ -21,7 +21,7 @@ final class Reclaimer {
     private final TreeSearch search;
     private final VersionWindow versions;
     /** Where the next sweep resumes: the last key of the last leaf swept (length -1: from the start). */
-    private final byte[] cursorKey;
+    private byte[] cursorKey = new byte[KeyLayout.INITIAL_KEY_BUFFER];
     private int cursorLen = -1;
     private long cursorPrefix;
 
@@ -31,12 +31,11 @@ final class Reclaimer {
     private boolean sweepPrevKnown;
     private int sweepPrevVer;
 
-    Reclaimer(NodeStore store, KeyLayout layout, TreeSearch search, VersionWindow versions, int maxKeyBytes) {
+    Reclaimer(NodeStore store, KeyLayout layout, TreeSearch search, VersionWindow versions) {
         this.store = store;
         this.layout = layout;
         this.search = search;
         this.versions = versions;
-        this.cursorKey = new byte[maxKeyBytes + 1];
     }
 
     /** The next sweep starts from the first key. */
@@ -143,6 +142,7 @@ final class Reclaimer {
         int base = (leaf & CHUNK_MASK) * s.leafCap;
         int n = s.leafCount(leaf);
         if (n > 0) {
+            cursorKey = layout.fit(cursorKey, s.lRef[c][base + n - 1]);
             cursorLen = layout.materialize(s.lKey[c][base + n - 1], s.lRef[c][base + n - 1], cursorKey);
             cursorPrefix = s.lKey[c][base + n - 1];
         }

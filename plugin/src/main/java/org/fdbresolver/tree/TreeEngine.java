@@ -66,11 +66,13 @@ public final class TreeEngine implements ConflictEngine {
                     + " must be 'true' or 'false': '" + config.option(READ_TOUCH, "") + "'");
         };
         long budget = config.memoryBudgetBytes();
-        this.tree = history(() -> new HistoryTree(nodeBytes, keyBlockBytes, budget, config.maxKeyBytes(), readPath,
+        // One heap reservation for both histories: their arrays together never take more than it.
+        Reservation reservation = history(() -> new Reservation(HistoryTree.reservationLimit(budget, nodeBytes, keyBlockBytes)));
+        this.tree = history(() -> new HistoryTree(nodeBytes, keyBlockBytes, budget, reservation, readPath,
                 readWays, readTouch, batchedFromBytes, writeWays));
         // The uncertain writes (see BatchPipeline) draw on the same budget: together both stay within it.
         // They are usually empty and read one by one, by the single path.
-        this.uncertain = history(() -> new HistoryTree(nodeBytes, keyBlockBytes, budget, config.maxKeyBytes(),
+        this.uncertain = history(() -> new HistoryTree(nodeBytes, keyBlockBytes, budget, reservation,
                 HistoryTree.ReadPath.SINGLE, 1, false, 0, 0));
         tree.shareBudgetWith(uncertain);
         uncertain.shareBudgetWith(tree);
@@ -84,7 +86,7 @@ public final class TreeEngine implements ConflictEngine {
     }
 
     /** A history for this configuration; a setting it refuses is reported as this engine's. */
-    private static HistoryTree history(java.util.function.Supplier<HistoryTree> create) {
+    private static <T> T history(java.util.function.Supplier<T> create) {
         try {
             return create.get();
         } catch (IllegalArgumentException e) {

@@ -22,13 +22,12 @@ final class TreeInvariants {
     private final NodeStore store;
     private final KeyLayout layout;
     private final VersionWindow versions;
-    private final byte[] scratch;
+    private byte[] scratch = new byte[KeyLayout.INITIAL_KEY_BUFFER];
 
-    TreeInvariants(NodeStore store, KeyLayout layout, VersionWindow versions, int maxKeyBytes) {
+    TreeInvariants(NodeStore store, KeyLayout layout, VersionWindow versions) {
         this.store = store;
         this.layout = layout;
         this.versions = versions;
-        this.scratch = new byte[maxKeyBytes + 1];
     }
 
     /** Throws {@link AssertionError} naming the first broken invariant. */
@@ -113,6 +112,7 @@ final class TreeInvariants {
     }
 
     private byte[] keyOf(long prefix, int ref) {
+        scratch = layout.fit(scratch, ref);
         int len = layout.materialize(prefix, ref, scratch);
         byte[] k = Arrays.copyOf(scratch, len);
         if (!layout.encodedCorrectly(k, prefix)) {

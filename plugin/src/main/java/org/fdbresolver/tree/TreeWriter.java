@@ -32,19 +32,17 @@ final class TreeWriter {
     /** The last descent's path: inner node and slot per level, root first. */
     final int[] pathNode = new int[MAX_HEIGHT];
     final int[] pathIdx = new int[MAX_HEIGHT];
-    private final byte[] scratchA;
-    private final byte[] scratchB;
+    private byte[] scratchA = new byte[KeyLayout.INITIAL_KEY_BUFFER];
+    private byte[] scratchB = new byte[KeyLayout.INITIAL_KEY_BUFFER];
     /** The last {@link #separatorBetween}'s separator: inline long and reference. */
     long sepKeyOut;
     int sepRefOut;
 
-    TreeWriter(NodeStore store, KeyLayout layout, TreeSearch search, VersionWindow versions, int maxKeyBytes) {
+    TreeWriter(NodeStore store, KeyLayout layout, TreeSearch search, VersionWindow versions) {
         this.store = store;
         this.layout = layout;
         this.search = search;
         this.versions = versions;
-        this.scratchA = new byte[maxKeyBytes + 1];
-        this.scratchB = new byte[maxKeyBytes + 1];
     }
 
     /** Records write {@code [b, e)} (non-empty) at relative version {@code v}. */
@@ -425,6 +423,8 @@ final class TreeWriter {
         int rc = right >>> CHUNK_SHIFT;
         int last = (left & CHUNK_MASK) * s.leafCap + s.leafCount(left) - 1;
         int first = (right & CHUNK_MASK) * s.leafCap;
+        scratchA = layout.fit(scratchA, s.lRef[lc][last]);
+        scratchB = layout.fit(scratchB, s.lRef[rc][first]);
         int lastLen = layout.materialize(s.lKey[lc][last], s.lRef[lc][last], scratchA);
         int firstLen = layout.materialize(s.lKey[rc][first], s.lRef[rc][first], scratchB);
         int common = Arrays.mismatch(scratchA, 0, lastLen, scratchB, 0, firstLen);

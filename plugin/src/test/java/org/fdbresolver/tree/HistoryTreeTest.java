@@ -40,7 +40,7 @@ class HistoryTreeTest {
     }
 
     private static void run(long seed, int nodeBytes, int minHeight, boolean zeroTails) {
-        HistoryTree tree = new HistoryTree(nodeBytes, 256, 1L << 30, 1 << 10);
+        HistoryTree tree = new HistoryTree(nodeBytes, 256, 1L << 30);
         RandomTraces gen = new RandomTraces(seed, 5, 0.2);
         gen.wideFraction = 0.01;
         gen.zeroTails = zeroTails;
@@ -162,7 +162,7 @@ class HistoryTreeTest {
 
     @Test
     void pointWriteSharesOneKeyChunk() {
-        HistoryTree tree = new HistoryTree(512, 256, 1L << 20, 256);
+        HistoryTree tree = new HistoryTree(512, 256, 1L << 20);
         byte[] k = "a-key-longer-than-8".getBytes();
         merge(tree, List.of(new Range(k, java.util.Arrays.copyOf(k, k.length + 1))), 10);
         tree.checkInvariants();
@@ -172,7 +172,7 @@ class HistoryTreeTest {
 
     @Test
     void pointWriteOnAnEightByteKeyNeedsNoKeyBlock() {
-        HistoryTree tree = new HistoryTree(512, 256, 1L << 20, 256);
+        HistoryTree tree = new HistoryTree(512, 256, 1L << 20);
         byte[] keys = {1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, 6, 7, 8, 0};
         merge(tree, List.of(new Range(java.util.Arrays.copyOf(keys, 8), java.util.Arrays.copyOfRange(keys, 8, 17))), 10);
         tree.checkInvariants();

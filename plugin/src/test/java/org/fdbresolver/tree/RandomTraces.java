@@ -37,6 +37,18 @@ final class RandomTraces {
      * ending in other bytes and 10-byte keys ending in 0x00s (in key blocks), all prefixes of each other.
      */
     boolean zeroTails;
+    /**
+     * When set, {@link #hugeFraction} of the keys are this long (one of the lengths, picked at random), all
+     * sharing their bytes but the last {@link #hugeTailBytes}, so that comparisons run deep into them: keys far past a key block.
+     */
+    int[] hugeLengths;
+    double hugeFraction;
+    /** How many of a huge key's last bytes are random. */
+    int hugeTailBytes = 2;
+    /** Short keys only from now on (a trace whose key lengths change). */
+    boolean hugeOff;
+    /** Point ranges only ({@code [k, k\0)}): no write erases others, so the history only grows. */
+    boolean pointsOnly;
 
     RandomTraces(long seed, int maxShortLen, double longKeyFraction) {
         this.rnd = new SplittableRandom(seed);
@@ -54,6 +66,15 @@ final class RandomTraces {
     }
 
     byte[] key() {
+        if (hugeLengths != null && !hugeOff && rnd.nextDouble() < hugeFraction) {
+            int len = hugeLengths[rnd.nextInt(hugeLengths.length)];
+            byte[] k = new byte[len];
+            Arrays.fill(k, (byte) 'h');
+            for (int i = Math.max(0, len - hugeTailBytes); i < len; i++) {
+                k[i] = ALPHABET[rnd.nextInt(ALPHABET.length)];
+            }
+            return k;
+        }
         if (family != null) {
             return familyKey();
         }
@@ -118,6 +139,9 @@ final class RandomTraces {
 
     Range range() {
         byte[] a = key();
+        if (pointsOnly) {
+            return new Range(a, Arrays.copyOf(a, a.length + 1));
+        }
         int kind = rnd.nextDouble() < wideFraction ? 9 : rnd.nextInt(8);
         if (kind == 0) {
             return new Range(a, a);

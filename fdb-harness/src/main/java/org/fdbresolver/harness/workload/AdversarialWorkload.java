@@ -326,8 +326,8 @@ final class AdversarialWorkload extends BatchStream {
             long batches = o.batches(params, 300);
             long step = o.longValue("version-step", 1, 1L << 40);
             long window = o.longValue(CommonOptions.WINDOW, 0, 1L << 60);
-            // One below ConflictSetConfig.DEFAULT_MAX_KEY_BYTES (65,536): long keys may carry one more byte.
-            int longKey = o.intValue("long-key-length", 1, 65_535);
+            // Long keys may carry one more byte: up to 65,536 bytes, past the 64 KiB at which keys used to be refused.
+            int longKey = o.intValue("long-key-length", 1, 16 << 20);
             double report = o.fraction(CommonOptions.REPORT_FRACTION);
             if (batches > 0 && batches > ((1L << 60) / (2 * step))) {
                 throw o.invalid("version-step", "batches * version-step overflows the version range");
