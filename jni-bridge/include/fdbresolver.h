@@ -24,9 +24,19 @@
  *     is gone.
  *
  * Signals: by default the JVM is started with -Xrs, so SIGINT/SIGTERM/SIGHUP/SIGQUIT stay with the
- * host. The JVM still uses SIGSEGV/SIGBUS/SIGFPE/SIGILL internally: a host that installs its own
- * handlers for those after the JVM starts must link libjsig (-ljsig before -ljvm on the
- * executable's link line) or preload $JAVA_HOME/lib/libjsig.so. See docs/fdb-integration.md.
+ * host, and with its thread suspend/resume signal moved off SIGUSR2 (which FoundationDB uses to end a
+ * process cleanly) to signal 60 (environment variable _JAVA_SR_SIGNUM, unless the host set it; the
+ * setting jvm_suspend_signal changes it). The JVM still uses SIGSEGV/SIGBUS/SIGFPE/SIGILL internally:
+ * a host that installs its own handlers for those after the JVM starts must link libjsig (-ljsig
+ * before -ljvm on the executable's link line) or preload $JAVA_HOME/lib/libjsig.so. See
+ * docs/fdb-integration.md.
+ *
+ * Memory: the history lives on the JVM's heap, bounded per resolver by its budget and a sixteenth.
+ * The JVM a first open starts gets, unless its options name -Xmx, a heap of the budget plus an
+ * eighth and 192 MiB; every open checks that the heap holds every open resolver's history, and,
+ * with process_memory_limit set, that the JVM (heap and what it takes beside the heap) fits in
+ * that limit less host_memory_reserve. An open that cannot fit is FDBR_INVALID_ARGUMENT, saying
+ * which setting to change.
  *
  * The memory layout that crosses into Java is documented in docs/bridge-layout.md.
  *
@@ -37,6 +47,7 @@
  * older library with a message naming the version it needs, instead of misbehaving.
  *   FDBRESOLVER_1    every function below except those listed later
  *   FDBRESOLVER_1.1  fdbr_engine_name, fdbr_open_text, fdbr_get_batch_stats
+ *   FDBRESOLVER_1.2  fdbr_get_counters, fdbr_take_warnings
  */
 #ifndef FDBRESOLVER_H
 #define FDBRESOLVER_H
@@ -178,6 +189,18 @@ typedef struct fdbr_batch_stats {
     int64_t last_phase_nanos[FDBR_PHASE_COUNT];
 } fdbr_batch_stats;
 
+/** The JVM's and the history's memory (FDBRESOLVER_1.2). */
+typedef struct fdbr_memory {
+    int64_t jvm_max_heap_bytes;       /* the heap's limit (-Xmx), as the JVM reports it */
+    int64_t jvm_heap_used_bytes;      /* heap in use now, garbage included */
+    int64_t jvm_non_heap_used_bytes;  /* JVM memory outside the heap in use now (metaspace, code cache) */
+    int64_t heap_needed_bytes;        /* heap every open resolver of the process needs, as each open checks it */
+    int64_t history_heap_bound_bytes; /* the most heap this resolver's history can take; -1: no bound */
+    int64_t history_reserved_bytes;   /* heap its history's arrays take now; -1: unknown */
+    int64_t forgotten_batches;        /* batches the budget could not hold even in an empty history */
+    int64_t warnings_pending;         /* warnings fdbr_take_warnings would return */
+} fdbr_memory;
+
 /** Fills *config with defaults (all fields zero/NULL). */
 FDBR_API void fdbr_config_init(fdbr_config* config);
 
@@ -195,7 +218,14 @@ FDBR_API fdbr_status fdbr_open(const fdbr_config* config, fdbr_resolver** out);
  *   jvm_option=OPTION      one JVM option (repeat the name for more); e.g. jvm_option=-Xmx1g
  *   engine_option=NAME=V   one engine option (repeatable)
  *   keep_jvm_signal_handlers=0|1
+ *   jvm_suspend_signal=N   the JVM's thread suspend/resume signal (default 60, off FoundationDB's
+ *                          SIGUSR2; 0: the JVM's own default, SIGUSR2); used only when this call
+ *                          starts the JVM and _JAVA_SR_SIGNUM is unset
+ *   process_memory_limit=SIZE  the host's memory limit (fdbserver: its --memory): the open is
+ *                          refused when the JVM may outgrow it less host_memory_reserve
+ *   host_memory_reserve=SIZE   what the host keeps for itself inside that limit (default 1g)
  * An empty text opens the defaults. An unknown name or a bad value is FDBR_INVALID_ARGUMENT naming it.
+ * The text is split exactly as fdbresolver::parseSettings (fdbresolver.hpp) splits it.
  */
 FDBR_API fdbr_status fdbr_open_text(const char* config_text, fdbr_resolver** out);
 
@@ -228,6 +258,21 @@ FDBR_API const char* fdbr_engine_name(const fdbr_resolver* resolver);
 
 /** Reads the resolver's decisions by kind, TOO_OLD answers by cause and its last batch's figures. */
 FDBR_API fdbr_status fdbr_get_batch_stats(fdbr_resolver* resolver, fdbr_batch_stats* out);
+
+/**
+ * Reads the resolver's counters, its decisions by kind and its memory in one call into the JVM; any of the
+ * outputs may be NULL (FDBRESOLVER_1.2).
+ */
+FDBR_API fdbr_status fdbr_get_counters(fdbr_resolver* resolver, fdbr_stats* stats, fdbr_batch_stats* batch,
+                                       fdbr_memory* memory);
+
+/**
+ * The warnings that wait for the host, one per line ("" when none), and forgets them: those of the open
+ * (a JVM option a running JVM could not take, an unbounded engine, a small budget) and of later batches
+ * (a batch the budget could not hold). Owned by the resolver, valid until its next call. NULL for a NULL
+ * handle or when the JVM could not be reached (FDBRESOLVER_1.2).
+ */
+FDBR_API const char* fdbr_take_warnings(fdbr_resolver* resolver);
 
 /** The message of the last failed call on this thread ("" if none); valid until this thread's next call. */
 FDBR_API const char* fdbr_last_error(void);

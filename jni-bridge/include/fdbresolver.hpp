@@ -83,12 +83,15 @@ struct Library {
     decltype(&fdbr_status_name) statusName;
     decltype(&fdbr_engine_name) engineName;
     decltype(&fdbr_get_batch_stats) getBatchStats;
+    decltype(&fdbr_get_counters) getCounters;
+    decltype(&fdbr_take_warnings) takeWarnings;
 
     /** The functions linked into this program (needs -lfdbresolver at link time). */
     static const Library& linked() {
         static const Library library{&fdbr_config_init, &fdbr_open, &fdbr_open_text, &fdbr_close, &fdbr_resolve,
                                      &fdbr_clear, &fdbr_get_stats, &fdbr_last_error, &fdbr_status_name,
-                                     &fdbr_engine_name, &fdbr_get_batch_stats};
+                                     &fdbr_engine_name, &fdbr_get_batch_stats, &fdbr_get_counters,
+                                     &fdbr_take_warnings};
         return library;
     }
 
@@ -123,7 +126,9 @@ struct Library {
                         symbol(handle, "fdbr_last_error", &library->lastError, path, error) &&
                         symbol(handle, "fdbr_status_name", &library->statusName, path, error) &&
                         symbol(handle, "fdbr_engine_name", &library->engineName, path, error) &&
-                        symbol(handle, "fdbr_get_batch_stats", &library->getBatchStats, path, error);
+                        symbol(handle, "fdbr_get_batch_stats", &library->getBatchStats, path, error) &&
+                        symbol(handle, "fdbr_get_counters", &library->getCounters, path, error) &&
+                        symbol(handle, "fdbr_take_warnings", &library->takeWarnings, path, error);
         if (!complete) {
             delete library;
             return nullptr;  // the handle stays open: dlclose of a library that may have started a JVM is unsafe
@@ -143,6 +148,55 @@ private:
         return true;
     }
 };
+
+/** One setting of a configuration text. */
+struct Setting {
+    std::string name;
+    std::string value;
+};
+
+/**
+ * Splits a configuration text ("engine=tree;memory_budget=4g;jvm_option=-Xmx6g") into its settings, exactly as
+ * fdbr_open_text reads it, so that a host taking some settings for itself (FoundationDB's Resolver hook) and
+ * the library agree on every text: settings are separated by ';' or newlines, blanks (space, tab, CR) around
+ * names and values are dropped, empty settings are skipped, and the value is everything after the first '='
+ * (so "engine_option=readPath=single" is the setting engine_option with value "readPath=single"). Returns false
+ * with *error naming the setting that is not name=value.
+ */
+inline bool parseSettings(const std::string& text, std::vector<Setting>* out, std::string* error) {
+    auto trim = [](const std::string& t) {
+        size_t b = t.find_first_not_of(" \t\r");
+        if (b == std::string::npos) return std::string();
+        size_t e = t.find_last_not_of(" \t\r");
+        return t.substr(b, e - b + 1);
+    };
+    out->clear();
+    size_t start = 0;
+    while (start <= text.size()) {
+        size_t end = text.find_first_of(";\n", start);
+        if (end == std::string::npos) end = text.size();
+        std::string setting = trim(text.substr(start, end - start));
+        start = end + 1;
+        if (setting.empty()) continue;
+        size_t eq = setting.find('=');
+        if (eq == std::string::npos || trim(setting.substr(0, eq)).empty()) {
+            *error = "'" + setting + "' is not name=value";
+            return false;
+        }
+        out->push_back(Setting{trim(setting.substr(0, eq)), trim(setting.substr(eq + 1))});
+    }
+    return true;
+}
+
+/** The settings as one configuration text that parseSettings reads back to the same settings. */
+inline std::string formatSettings(const std::vector<Setting>& settings) {
+    std::string text;
+    for (const Setting& s : settings) {
+        if (!text.empty()) text += ';';
+        text += s.name + "=" + s.value;
+    }
+    return text;
+}
 
 /** How to open a conflict set (fdbr_config with owned strings). */
 struct Config {
@@ -263,6 +317,25 @@ inline fdbr_stats getStats(ConflictSet* cs) {
     fdbr_stats s;
     check(cs, cs->library->getStats(cs->resolver, &s));
     return s;
+}
+
+/** Counters, decisions by kind and memory in one call into the JVM (fdbr_get_counters). */
+struct Counters {
+    fdbr_stats stats;
+    fdbr_batch_stats batch;
+    fdbr_memory memory;
+};
+
+inline Counters getCounters(ConflictSet* cs) {
+    Counters c{};
+    check(cs, cs->library->getCounters(cs->resolver, &c.stats, &c.batch, &c.memory));
+    return c;
+}
+
+/** The warnings waiting for the host, one per line, taken (fdbr_take_warnings); "" when none. */
+inline std::string takeWarnings(ConflictSet* cs) {
+    const char* text = cs->library->takeWarnings(cs->resolver);
+    return text != nullptr ? text : "";
 }
 
 /** Decisions by kind, TOO_OLD answers by cause, and the last batch's figures. */

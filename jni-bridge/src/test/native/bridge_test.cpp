@@ -277,15 +277,24 @@ void badArguments() {
     s = fdbr_resolve(r, 1, 0, &t, 1, &range, 1, &result);
     expect(s == FDBR_INVALID_ARGUMENT, std::string("count mismatch gave ") + fdbr_status_name(s));
     expect(std::strstr(fdbr_last_error(), "overrun") != nullptr, std::string("message: ") + fdbr_last_error());
-    // A key over the size limit.
+    // A 1 MiB key: accepted, as FoundationDB's Resolver accepts it (no key limit by default).
     std::vector<uint8_t> huge(1 << 20, 'k');
     fdbr_range hugeRange{huge.data(), huge.data(), uint32_t(huge.size()), uint32_t(huge.size())};
     t.read_count = 1;
     s = fdbr_resolve(r, 1, 0, &t, 1, &hugeRange, 1, &result);
-    expect(s == FDBR_INVALID_BATCH, std::string("huge key gave ") + fdbr_status_name(s));
+    expect(s == FDBR_OK, std::string("a 1 MiB key gave ") + fdbr_status_name(s) + ": " + fdbr_last_error());
+    // Over a configured limit: the batch is refused, and the resolver goes on as if it never came.
+    fdbr_resolver* limited = nullptr;
+    c.max_key_bytes = 1000;
+    expect(fdbr_open(&c, &limited) == FDBR_OK, std::string("open with max_key_bytes: ") + fdbr_last_error());
+    s = fdbr_resolve(limited, 1, 0, &t, 1, &hugeRange, 1, &result);
+    expect(s == FDBR_INVALID_BATCH, std::string("a key over max_key_bytes gave ") + fdbr_status_name(s));
+    s = fdbr_resolve(limited, 2, 0, &t, 1, &range, 1, &result);
+    expect(s == FDBR_OK && result.decisions[0] == FDBR_COMMIT, std::string("after the refused batch: ") + fdbr_last_error());
+    expect(fdbr_close(limited) == FDBR_OK, "close the limited one");
     // And the resolver still works.
     t.read_count = 1;
-    s = fdbr_resolve(r, 1, 0, &t, 1, &range, 1, &result);
+    s = fdbr_resolve(r, 2, 0, &t, 1, &range, 1, &result);
     expect(s == FDBR_OK, std::string("valid batch after errors: ") + fdbr_last_error());
     expect(result.transaction_count == 1 && result.decisions[0] == FDBR_COMMIT, "decision");
     expect(fdbr_close(r) == FDBR_OK, "close");
@@ -582,6 +591,125 @@ void installedClassPath() {
     for (size_t i = 0; i < expected.size(); i++) expectEqual(got[i], expected[i], "batch " + std::to_string(i));
 }
 
+
+// ---- the JVM's signals and memory (issue 15) ----
+
+volatile sig_atomic_t hostUsr2Seen = 0;
+void hostUsr2Handler(int) { hostUsr2Seen = 1; }
+
+/** The handler installed for a signal now. */
+void (*currentHandler(int sig))(int) {
+    struct sigaction now;
+    sigaction(sig, nullptr, &now);
+    return now.sa_handler;
+}
+
+/**
+ * The host (FoundationDB ends a process cleanly on SIGUSR2) installs its SIGUSR2 handler before the JVM starts;
+ * the JVM must not take it over: its suspend/resume signal is moved to 60 (_JAVA_SR_SIGNUM).
+ */
+void suspendSignalLeftToTheHost() {
+    struct sigaction sa{};
+    sa.sa_handler = hostUsr2Handler;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGUSR2, &sa, nullptr);
+    std::string error;
+    fdbresolver::ConflictSet* cs = fdbresolver::newConflictSet(fdbresolver::Library::linked(), "engine=" + engineName, &error);
+    expect(cs != nullptr, "open: " + error);
+    const char* signum = std::getenv("_JAVA_SR_SIGNUM");
+    expect(signum != nullptr && std::string(signum) == "60", std::string("_JAVA_SR_SIGNUM=") + (signum ? signum : "(unset)"));
+    expect(currentHandler(SIGUSR2) == hostUsr2Handler, "the JVM took SIGUSR2's handler");
+    raise(SIGUSR2);
+    expect(hostUsr2Seen == 1, "the host's SIGUSR2 handler did not run");
+    // The JVM still works (it suspends threads with signal 60 now, e.g. for a safepoint's thread dump).
+    std::vector<std::string> got = decideScenario(cs);  // (and closes it)
+    expectEqual(got[0], "00", "batch 0");
+}
+
+/** The control: with jvm_suspend_signal=0 the JVM keeps its default, SIGUSR2, and replaces the host's handler. */
+void suspendSignalDefaultTakesUsr2() {
+    struct sigaction sa{};
+    sa.sa_handler = hostUsr2Handler;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGUSR2, &sa, nullptr);
+    std::string error;
+    fdbresolver::ConflictSet* cs =
+        fdbresolver::newConflictSet(fdbresolver::Library::linked(), "engine=" + engineName + ";jvm_suspend_signal=0", &error);
+    expect(cs != nullptr, "open: " + error);
+    expect(std::getenv("_JAVA_SR_SIGNUM") == nullptr, "_JAVA_SR_SIGNUM was set");
+    expect(currentHandler(SIGUSR2) != hostUsr2Handler, "the JVM left SIGUSR2 alone even on its default");
+    fdbresolver::destroyConflictSet(cs);
+}
+
+/**
+ * Warnings go to the host (fdbr_take_warnings), not to stderr: JVM options a running JVM cannot take, an engine
+ * without a memory bound, a budget below 1 MiB; and the counters come in one call with the memory figures.
+ */
+void warningsAndCounters() {
+    std::string error;
+    fdbresolver::ConflictSet* first = fdbresolver::newConflictSet(fdbresolver::Library::linked(),
+        "engine=tree;memory_budget=64m;jvm_option=-Xmx400m;jvm_option=-XX:+UseSerialGC", &error);
+    expect(first != nullptr, "open: " + error);
+    expectEqual(fdbresolver::takeWarnings(first), "", "warnings of the open that started the JVM");
+    fdbresolver::Counters c = fdbresolver::getCounters(first);
+    expect(c.memory.jvm_max_heap_bytes > (int64_t(250) << 20) && c.memory.jvm_max_heap_bytes <= (int64_t(400) << 20),
+           "max heap " + std::to_string(c.memory.jvm_max_heap_bytes));
+    expect(c.memory.history_heap_bound_bytes >= (int64_t(64) << 20) && c.memory.history_heap_bound_bytes < (int64_t(70) << 20),
+           "history bound " + std::to_string(c.memory.history_heap_bound_bytes));
+    expect(c.memory.heap_needed_bytes > c.memory.history_heap_bound_bytes, "heap needed " + std::to_string(c.memory.heap_needed_bytes));
+    expect(c.memory.warnings_pending == 0 && c.stats.memory_budget_bytes == (int64_t(64) << 20), "counters");
+    // Same options: nothing ignored. Others: named.
+    fdbresolver::ConflictSet* same = fdbresolver::newConflictSet(fdbresolver::Library::linked(),
+        "engine=tree;memory_budget=8m;jvm_option=-XX:+UseSerialGC;jvm_option=-Xmx400m", &error);
+    expect(same != nullptr, "open: " + error);
+    expectEqual(fdbresolver::takeWarnings(same), "", "warnings with the JVM's own options");
+    fdbresolver::ConflictSet* other = fdbresolver::newConflictSet(fdbresolver::Library::linked(),
+        "engine=reference;jvm_option=-Xmx2g", &error);
+    expect(other != nullptr, "open: " + error);
+    expect(fdbresolver::getCounters(other).memory.warnings_pending == 2, "two warnings pending");
+    std::string w = fdbresolver::takeWarnings(other);
+    expect(w.find("jvm options [-Xmx2g] are ignored") != std::string::npos && w.find("[-Xmx400m -XX:+UseSerialGC]") != std::string::npos,
+           "ignored options: " + w);
+    expect(w.find("keeps all history") != std::string::npos, "unbounded engine: " + w);
+    expectEqual(fdbresolver::takeWarnings(other), "", "taken warnings are gone");
+    fdbresolver::ConflictSet* small = fdbresolver::newConflictSet(fdbresolver::Library::linked(),
+        "engine=tree;memory_budget=256k;jvm_option=-Xmx400m;jvm_option=-XX:+UseSerialGC", &error);
+    expect(small != nullptr, "open: " + error);
+    w = fdbresolver::takeWarnings(small);
+    expect(w.find("below 1,048,576") != std::string::npos, "small budget: " + w);
+    for (auto* cs : {first, same, other, small}) fdbresolver::destroyConflictSet(cs);
+}
+
+/** A budget the heap cannot hold, or a JVM the host's memory limit cannot hold, is refused at open, saying why. */
+void heapIsCheckedAtOpen() {
+    std::string error;
+    fdbresolver::ConflictSet* cs = fdbresolver::newConflictSet(fdbresolver::Library::linked(),
+        "engine=tree;memory_budget=64m", &error);
+    expect(cs != nullptr, "open: " + error);
+    // No -Xmx given: the heap is the budget, an eighth and 192 MiB (64 + 8 + 192 = 264 MiB).
+    fdbresolver::Counters c = fdbresolver::getCounters(cs);
+    expect(c.memory.jvm_max_heap_bytes > (int64_t(250) << 20) && c.memory.jvm_max_heap_bytes <= (int64_t(264) << 20),
+           "heap sized from the budget: " + std::to_string(c.memory.jvm_max_heap_bytes));
+    fdbresolver::ConflictSet* more = fdbresolver::newConflictSet(fdbresolver::Library::linked(),
+        "engine=tree;memory_budget=1g", &error);
+    expect(more == nullptr, "a second 1 GiB budget fit in a 264 MiB heap");
+    expect(error.find("raise jvm_option=-Xmx") != std::string::npos && error.find("already open") != std::string::npos,
+           "message: " + error);
+    more = fdbresolver::newConflictSet(fdbresolver::Library::linked(),
+        "engine=tree;memory_budget=16m;process_memory_limit=1g", &error);
+    expect(more == nullptr, "a JVM of 264 MiB heap fit in 1 GiB less the host's 1 GiB");
+    expect(error.find("over the host's memory limit") != std::string::npos, "message: " + error);
+    more = fdbresolver::newConflictSet(fdbresolver::Library::linked(),
+        "engine=tree;memory_budget=16m;process_memory_limit=2g;host_memory_reserve=512m", &error);
+    expect(more != nullptr, "a 264 MiB heap within 2 GiB less 512 MiB: " + error);
+    fdbresolver::destroyConflictSet(more);
+    fdbresolver::destroyConflictSet(cs);
+    // Closed resolvers give their share back: the 1 GiB budget still does not fit, a 128 MiB one does now.
+    more = fdbresolver::newConflictSet(fdbresolver::Library::linked(), "engine=tree;memory_budget=128m", &error);
+    expect(more != nullptr, "after the closes: " + error);
+    fdbresolver::destroyConflictSet(more);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -609,6 +737,11 @@ int main(int argc, char** argv) {
         {"unchecked-jni-misuse", uncheckedJniMisuse},
         // Needs an installation layout and no FDBRESOLVER_CLASS_PATH (NativeBridgeTest sets it up).
         {"installed-class-path", installedClassPath},
+        // Each starts the JVM itself, with its own settings (a process has one JVM): one per process.
+        {"suspend-signal", suspendSignalLeftToTheHost},
+        {"suspend-signal-default", suspendSignalDefaultTakesUsr2},
+        {"warnings-and-counters", warningsAndCounters},
+        {"heap-check", heapIsCheckedAtOpen},
     };
     for (const auto& c : cases) {
         bool selected = argc == 2;

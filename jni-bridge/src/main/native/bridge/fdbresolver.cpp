@@ -8,6 +8,7 @@
 // exception check, so -Xcheck:jni stays silent and no Java exception reaches the host.
 
 #include "fdbresolver.h"
+#include "fdbresolver.hpp"  // parseSettings: the one reading of a configuration text, shared with hosts
 
 #include <jni.h>
 #include <pthread.h>
@@ -22,6 +23,7 @@
 #include <cstring>
 #include <mutex>
 #include <new>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -56,8 +58,26 @@ struct Jvm {
     jmethodID stats = nullptr;
     jmethodID close = nullptr;
     jmethodID engineName = nullptr;
+    jmethodID takeWarnings = nullptr;
     jmethodID throwableToString = nullptr;
+    /** Whether this library created the JVM, and with which class path and options (later opens are told when theirs differ). */
+    bool createdHere = false;
+    std::string createdClassPath;
+    std::vector<std::string> createdOptions;
 };
+
+/** The JVM's thread suspend/resume signal unless the host or the configuration says otherwise: off SIGUSR2, FoundationDB's. */
+constexpr int kDefaultSuspendSignal = 60;
+
+/** What fdbr_open_text reads beyond fdbr_config (whose layout is fixed for ever). */
+struct OpenExtras {
+    /** The JVM's suspend signal for _JAVA_SR_SIGNUM; 0: the JVM's default (SIGUSR2). */
+    int suspendSignal = kDefaultSuspendSignal;
+    /** The bridge's settings for the Java side, "name=value" lines with sizes in bytes (BridgeSettings). */
+    std::string bridgeSettings;
+};
+
+fdbr_status openResolver(const fdbr_config* config, const OpenExtras& extras, fdbr_resolver** out);
 
 Jvm g_jvm;
 
@@ -227,15 +247,6 @@ bool parseSize(const std::string& text, int64_t* out) {
     return true;
 }
 
-std::string trim(const std::string& text) {
-    size_t b = text.find_first_not_of(" \t\r");
-    if (b == std::string::npos) {
-        return "";
-    }
-    size_t e = text.find_last_not_of(" \t\r");
-    return text.substr(b, e - b + 1);
-}
-
 fdbr_status lookUpMethod(JNIEnv* env, jclass cls, bool isStatic, const char* name, const char* signature,
                          jmethodID* out) {
     *out = isStatic ? env->GetStaticMethodID(cls, name, signature) : env->GetMethodID(cls, name, signature);
@@ -280,8 +291,24 @@ jclass loadBridgeClass(JNIEnv* env, std::string* message) {
     return result;
 }
 
+/** Whether an option sets the heap's maximum (-Xmx..., -XX:MaxHeapSize=..., -XX:MaxRAMPercentage=...). */
+bool setsMaxHeap(const std::string& option) {
+    return option.rfind("-Xmx", 0) == 0 || option.rfind("-XX:MaxHeapSize=", 0) == 0 ||
+           option.rfind("-XX:MaxRAMPercentage=", 0) == 0 || option.rfind("-XX:MaxRAMFraction=", 0) == 0;
+}
+
+/**
+ * The heap a JVM started for one resolver with this budget gets when no option sets it: the budget, an eighth
+ * more and 192 MiB (the Java side's exact need, HeapPlan.heapFor, is at most this for default engine options).
+ */
+std::string defaultMaxHeap(int64_t budgetBytes) {
+    int64_t budget = budgetBytes > 0 ? budgetBytes : (int64_t(1) << 30);
+    int64_t mib = (budget + budget / 8 + (int64_t(192) << 20) + (int64_t(1) << 20) - 1) >> 20;
+    return "-Xmx" + std::to_string(mib) + "m";
+}
+
 /** Creates or finds the JVM and caches the bridge class and its methods; once per process. */
-fdbr_status startJvm(const fdbr_config* config) {
+fdbr_status startJvm(const fdbr_config* config, const OpenExtras& extras) {
     std::lock_guard<std::mutex> lock(g_jvm.mutex);
     if (g_jvm.ready) {
         return FDBR_OK;
@@ -314,10 +341,26 @@ fdbr_status startJvm(const fdbr_config* config) {
                 texts.push_back("-Xrs");
             }
             texts.push_back("--enable-native-access=ALL-UNNAMED");
+            texts.push_back("-Dfdbresolver.bridge.ownJvm=true");
+            bool maxHeapGiven = false;
+            for (uint32_t i = 0; i < config->jvm_option_count; i++) {
+                if (config->jvm_options[i] != nullptr) {
+                    maxHeapGiven = maxHeapGiven || setsMaxHeap(config->jvm_options[i]);
+                }
+            }
+            if (!maxHeapGiven) {
+                // Sized from the budget, so that the history always fits (the Java side checks it at every open).
+                texts.push_back(defaultMaxHeap(config->memory_budget_bytes));
+            }
             for (uint32_t i = 0; i < config->jvm_option_count; i++) {
                 if (config->jvm_options[i] != nullptr) {
                     texts.push_back(config->jvm_options[i]);
                 }
+            }
+            // HotSpot suspends and resumes threads with SIGUSR2 unless _JAVA_SR_SIGNUM names another signal;
+            // FoundationDB ends a process cleanly on SIGUSR2. Read once, while the JVM starts.
+            if (extras.suspendSignal > 0 && std::getenv("_JAVA_SR_SIGNUM") == nullptr) {
+                setenv("_JAVA_SR_SIGNUM", std::to_string(extras.suspendSignal).c_str(), 0);
             }
             std::vector<JavaVMOption> options(texts.size());
             for (size_t i = 0; i < texts.size(); i++) {
@@ -338,6 +381,13 @@ fdbr_status startJvm(const fdbr_config* config) {
             }
             g_jvm.vm = vm;
             created = true;
+            g_jvm.createdHere = true;
+            g_jvm.createdClassPath = configured;
+            for (uint32_t i = 0; i < config->jvm_option_count; i++) {
+                if (config->jvm_options[i] != nullptr) {
+                    g_jvm.createdOptions.push_back(config->jvm_options[i]);
+                }
+            }
         }
         if (pthread_key_create(&g_jvm.detachKey, detachThread) != 0) {
             return fail(FDBR_JVM_ERROR, "pthread_key_create failed");
@@ -378,13 +428,14 @@ fdbr_status startJvm(const fdbr_config* config) {
         return fail(FDBR_JVM_ERROR, "NewGlobalRef failed: " + message);
     }
     if ((status = lookUpMethod(env, cls, true, "open",
-                               "(Ljava/lang/String;JILjava/lang/String;JJI)Lorg/fdbresolver/bridge/NativeResolver;",
+                               "(Ljava/lang/String;JILjava/lang/String;Ljava/lang/String;JJI)Lorg/fdbresolver/bridge/NativeResolver;",
                                &g_jvm.open)) != FDBR_OK ||
         (status = lookUpMethod(env, cls, false, "resolve", "(JJJIJIJJJI)I", &g_jvm.resolve)) != FDBR_OK ||
         (status = lookUpMethod(env, cls, false, "clear", "(JJI)I", &g_jvm.clear)) != FDBR_OK ||
         (status = lookUpMethod(env, cls, false, "stats", "(JJI)I", &g_jvm.stats)) != FDBR_OK ||
         (status = lookUpMethod(env, cls, false, "close", "(JI)I", &g_jvm.close)) != FDBR_OK ||
-        (status = lookUpMethod(env, cls, false, "engineName", "()Ljava/lang/String;", &g_jvm.engineName)) != FDBR_OK) {
+        (status = lookUpMethod(env, cls, false, "engineName", "()Ljava/lang/String;", &g_jvm.engineName)) != FDBR_OK ||
+        (status = lookUpMethod(env, cls, false, "takeWarnings", "(JI)I", &g_jvm.takeWarnings)) != FDBR_OK) {
         env->DeleteGlobalRef(cls);
         return status;
     }
@@ -415,6 +466,8 @@ struct fdbr_resolver {
     std::vector<uint64_t> output;  // decisions written by Java; 8-byte aligned, reused batch to batch
     int64_t resolveNanos = 0;
     std::string engineName;  // set once by fdbr_open; fdbr_engine_name hands it out
+    std::string nativeWarnings;  // the library's own warnings for fdbr_take_warnings, one per line
+    std::string warnings;        // what fdbr_take_warnings last handed out
     char message[kMessageCapacity];
 };
 
@@ -462,6 +515,7 @@ fdbr_status finishCall(JNIEnv* env, fdbr_resolver* r, jint javaStatus, const cha
 struct StatsBlock {
     fdbr_stats stats;
     fdbr_batch_stats batch;
+    fdbr_memory memory;
 };
 
 fdbr_status readStats(fdbr_resolver* r, StatsBlock* block, const char* what) {
@@ -492,8 +546,60 @@ FDBR_API void fdbr_config_init(fdbr_config* config) {
 }
 
 FDBR_API fdbr_status fdbr_open(const fdbr_config* config, fdbr_resolver** out) {
+    t_lastError.clear();
+    return openResolver(config, OpenExtras(), out);
+}
+
+}  // extern "C"
+
+namespace {
+
+/**
+ * The warnings for an open whose JVM settings a running JVM cannot take (only the open that starts the JVM
+ * uses them): one line naming what was ignored, or "".
+ */
+std::string ignoredJvmSettings(const fdbr_config* config) {
+    std::vector<std::string> asked;
+    for (uint32_t i = 0; i < config->jvm_option_count; i++) {
+        if (config->jvm_options[i] != nullptr) {
+            asked.push_back(config->jvm_options[i]);
+        }
+    }
+    std::string classPath = config->class_path != nullptr ? config->class_path : "";
+    bool sameOptions = std::set<std::string>(asked.begin(), asked.end()) ==
+                       std::set<std::string>(g_jvm.createdOptions.begin(), g_jvm.createdOptions.end());
+    if (g_jvm.createdHere && sameOptions && (classPath.empty() || classPath == g_jvm.createdClassPath)) {
+        return "";
+    }
+    if (!g_jvm.createdHere && asked.empty() && classPath.empty()) {
+        return "";
+    }
+    std::string text = "this process's JVM runs already";
+    if (g_jvm.createdHere) {
+        text += ", started by an earlier open with jvm options [";
+        for (size_t i = 0; i < g_jvm.createdOptions.size(); i++) {
+            text += (i > 0 ? " " : "") + g_jvm.createdOptions[i];
+        }
+        text += "]";
+    } else {
+        text += ", started by the host";
+    }
+    text += ": this open's";
+    if (!asked.empty()) {
+        text += " jvm options [";
+        for (size_t i = 0; i < asked.size(); i++) {
+            text += (i > 0 ? " " : "") + asked[i];
+        }
+        text += "]";
+    }
+    if (!classPath.empty() && classPath != g_jvm.createdClassPath) {
+        text += std::string(asked.empty() ? "" : " and its") + " class path " + classPath;
+    }
+    return text + " are ignored (a process has one JVM, configured by its first open)\n";
+}
+
+fdbr_status openResolver(const fdbr_config* config, const OpenExtras& extras, fdbr_resolver** out) {
     try {
-        t_lastError.clear();
         if (config == nullptr || out == nullptr) {
             return fail(FDBR_INVALID_ARGUMENT, "fdbr_open: config and out must not be NULL");
         }
@@ -502,7 +608,12 @@ FDBR_API fdbr_status fdbr_open(const fdbr_config* config, fdbr_resolver** out) {
             (config->engine_option_count > 0 && config->engine_options == nullptr)) {
             return fail(FDBR_INVALID_ARGUMENT, "fdbr_open: an option count is set but its array is NULL");
         }
-        fdbr_status status = startJvm(config);
+        bool jvmWasReady;
+        {
+            std::lock_guard<std::mutex> lock(g_jvm.mutex);
+            jvmWasReady = g_jvm.ready;
+        }
+        fdbr_status status = startJvm(config, extras);
         if (status != FDBR_OK) {
             return status;
         }
@@ -525,29 +636,35 @@ FDBR_API fdbr_status fdbr_open(const fdbr_config* config, fdbr_resolver** out) {
             return fail(FDBR_OUT_OF_MEMORY, "fdbr_open: out of memory");
         }
         r->message[0] = '\0';
+        if (jvmWasReady) {
+            r->nativeWarnings = ignoredJvmSettings(config);
+        }
         std::string message;
         jstring engine = nullptr;
         jstring engineOptions = nullptr;
-        if (!javaString(env, config->engine, &engine, &message) ||
-            !javaString(env, options.empty() ? nullptr : options.c_str(), &engineOptions, &message)) {
-            if (engine != nullptr) {
-                env->DeleteLocalRef(engine);
+        jstring bridgeSettings = nullptr;
+        auto deleteStrings = [&]() {
+            for (jstring s : {engine, engineOptions, bridgeSettings}) {
+                if (s != nullptr) {
+                    env->DeleteLocalRef(s);
+                }
             }
+        };
+        if (!javaString(env, config->engine, &engine, &message) ||
+            !javaString(env, options.empty() ? nullptr : options.c_str(), &engineOptions, &message) ||
+            !javaString(env, extras.bridgeSettings.empty() ? nullptr : extras.bridgeSettings.c_str(), &bridgeSettings,
+                        &message)) {
+            deleteStrings();
             delete r;
             return fail(FDBR_ENGINE_ERROR, "fdbr_open: " + message);
         }
         jint javaStatus = FDBR_ENGINE_ERROR;
         jobject local = env->CallStaticObjectMethod(
             g_jvm.resolverClass, g_jvm.open, engine, static_cast<jlong>(config->memory_budget_bytes),
-            static_cast<jint>(config->max_key_bytes), engineOptions, reinterpret_cast<jlong>(&javaStatus),
+            static_cast<jint>(config->max_key_bytes), engineOptions, bridgeSettings, reinterpret_cast<jlong>(&javaStatus),
             reinterpret_cast<jlong>(r->message), static_cast<jint>(kMessageCapacity));
         bool threw = takeException(env, &message);
-        if (engine != nullptr) {
-            env->DeleteLocalRef(engine);
-        }
-        if (engineOptions != nullptr) {
-            env->DeleteLocalRef(engineOptions);
-        }
+        deleteStrings();
         if (threw || local == nullptr) {
             if (local != nullptr) {
                 env->DeleteLocalRef(local);
@@ -579,6 +696,10 @@ FDBR_API fdbr_status fdbr_open(const fdbr_config* config, fdbr_resolver** out) {
     }
 }
 
+}  // namespace
+
+extern "C" {
+
 FDBR_API fdbr_status fdbr_open_text(const char* config_text, fdbr_resolver** out) {
     try {
         t_lastError.clear();
@@ -586,28 +707,26 @@ FDBR_API fdbr_status fdbr_open_text(const char* config_text, fdbr_resolver** out
             return fail(FDBR_INVALID_ARGUMENT, "fdbr_open_text: out must not be NULL");
         }
         *out = nullptr;
-        std::string text = config_text != nullptr ? config_text : "";
+        std::vector<fdbresolver::Setting> settings;
+        std::string error;
+        if (!fdbresolver::parseSettings(config_text != nullptr ? config_text : "", &settings, &error)) {
+            return fail(FDBR_INVALID_ARGUMENT, "fdbr_open_text: " + error);
+        }
         std::string engine, classPath;
         std::vector<std::string> jvmOptions, engineOptions;
         fdbr_config config;
         fdbr_config_init(&config);
-        size_t start = 0;
-        while (start <= text.size()) {
-            size_t end = text.find_first_of(";\n", start);
-            if (end == std::string::npos) {
-                end = text.size();
+        OpenExtras extras;
+        auto size = [&](const fdbresolver::Setting& s, int64_t* out) {
+            if (!parseSize(s.value, out)) {
+                error = s.name + "=" + s.value + " is not a size (bytes, or with k/m/g/t)";
+                return false;
             }
-            std::string setting = trim(text.substr(start, end - start));
-            start = end + 1;
-            if (setting.empty()) {
-                continue;
-            }
-            size_t eq = setting.find('=');
-            if (eq == std::string::npos) {
-                return fail(FDBR_INVALID_ARGUMENT, "fdbr_open_text: '" + setting + "' is not name=value");
-            }
-            std::string name = trim(setting.substr(0, eq));
-            std::string value = trim(setting.substr(eq + 1));
+            return true;
+        };
+        for (const fdbresolver::Setting& setting : settings) {
+            const std::string& name = setting.name;
+            const std::string& value = setting.value;
             int64_t number = 0;
             if (name == "engine") {
                 engine = value;
@@ -633,12 +752,28 @@ FDBR_API fdbr_status fdbr_open_text(const char* config_text, fdbr_resolver** out
                     return fail(FDBR_INVALID_ARGUMENT, "fdbr_open_text: keep_jvm_signal_handlers must be 0 or 1");
                 }
                 config.keep_jvm_signal_handlers = value == "1";
+            } else if (name == "jvm_suspend_signal") {
+                // HotSpot takes signals above SIGSEGV and SIGBUS and below NSIG; 0 keeps its default.
+                if (!parseSize(value, &number) || (number != 0 && (number <= 11 || number >= 65))) {
+                    return fail(FDBR_INVALID_ARGUMENT, "fdbr_open_text: jvm_suspend_signal=" + value +
+                                                           " is not 0 or a signal number from 12 to 64");
+                }
+                extras.suspendSignal = static_cast<int>(number);
+            } else if (name == "process_memory_limit" || name == "host_memory_reserve") {
+                if (!size(setting, &number)) {
+                    return fail(FDBR_INVALID_ARGUMENT, "fdbr_open_text: " + error);
+                }
+                extras.bridgeSettings += name + "=" + std::to_string(number) + "\n";
             } else {
                 return fail(FDBR_INVALID_ARGUMENT,
                             "fdbr_open_text: unknown setting '" + name +
                                 "' (known: engine, memory_budget, max_key_bytes, class_path, jvm_option, "
-                                "engine_option, keep_jvm_signal_handlers)");
+                                "engine_option, keep_jvm_signal_handlers, jvm_suspend_signal, process_memory_limit, "
+                                "host_memory_reserve)");
             }
+        }
+        if (!extras.bridgeSettings.empty()) {
+            extras.bridgeSettings.pop_back();  // the last newline
         }
         std::vector<const char*> jvm, options;
         for (const std::string& o : jvmOptions) jvm.push_back(o.c_str());
@@ -649,7 +784,7 @@ FDBR_API fdbr_status fdbr_open_text(const char* config_text, fdbr_resolver** out
         config.jvm_option_count = static_cast<uint32_t>(jvm.size());
         config.engine_options = options.data();
         config.engine_option_count = static_cast<uint32_t>(options.size());
-        return fdbr_open(&config, out);
+        return openResolver(&config, extras, out);
     } catch (const std::bad_alloc&) {
         return fail(FDBR_OUT_OF_MEMORY, "fdbr_open_text: out of memory");
     }
@@ -772,6 +907,50 @@ FDBR_API fdbr_status fdbr_get_batch_stats(fdbr_resolver* r, fdbr_batch_stats* ou
     return status;
 }
 
+FDBR_API fdbr_status fdbr_get_counters(fdbr_resolver* r, fdbr_stats* stats, fdbr_batch_stats* batch,
+                                       fdbr_memory* memory) {
+    t_lastError.clear();
+    if (r == nullptr) {
+        return fail(FDBR_INVALID_ARGUMENT, "fdbr_get_counters: NULL resolver");
+    }
+    StatsBlock block;
+    fdbr_status status = readStats(r, &block, "fdbr_get_counters");
+    if (status == FDBR_OK) {
+        if (stats != nullptr) *stats = block.stats;
+        if (batch != nullptr) *batch = block.batch;
+        if (memory != nullptr) {
+            *memory = block.memory;
+            if (!r->nativeWarnings.empty()) {
+                memory->warnings_pending += std::count(r->nativeWarnings.begin(), r->nativeWarnings.end(), '\n');
+            }
+        }
+    }
+    return status;
+}
+
+FDBR_API const char* fdbr_take_warnings(fdbr_resolver* r) {
+    t_lastError.clear();
+    if (r == nullptr) {
+        fail(FDBR_INVALID_ARGUMENT, "fdbr_take_warnings: NULL resolver");
+        return nullptr;
+    }
+    std::lock_guard<std::mutex> lock(r->mutex);
+    JNIEnv* env = nullptr;
+    if (threadEnv(&env) != FDBR_OK) {
+        return nullptr;
+    }
+    r->message[0] = '\0';
+    env->CallIntMethod(r->java, g_jvm.takeWarnings, reinterpret_cast<jlong>(r->message), static_cast<jint>(kMessageCapacity));
+    std::string ignored;
+    if (takeException(env, &ignored)) {
+        fail(FDBR_ENGINE_ERROR, "fdbr_take_warnings: " + ignored);
+        return nullptr;
+    }
+    r->warnings = r->nativeWarnings + r->message;
+    r->nativeWarnings.clear();
+    return r->warnings.c_str();
+}
+
 FDBR_API const char* fdbr_engine_name(const fdbr_resolver* r) {
     return r == nullptr ? nullptr : r->engineName.c_str();
 }
@@ -806,4 +985,6 @@ static_assert(offsetof(StatsBlock, batch) + offsetof(fdbr_batch_stats, too_old_f
 static_assert(offsetof(StatsBlock, batch) + offsetof(fdbr_batch_stats, last_version) == 136, "NativeResolver.STATS_LAST_VERSION");
 static_assert(offsetof(StatsBlock, batch) + offsetof(fdbr_batch_stats, last_engine_nanos) == 176, "NativeResolver.STATS_LAST_ENGINE_NANOS");
 static_assert(offsetof(StatsBlock, batch) + offsetof(fdbr_batch_stats, last_phase_nanos) == 184, "NativeResolver.STATS_LAST_PHASE_NANOS");
-static_assert(sizeof(StatsBlock) == 232, "the stats block is 29 int64s (NativeResolver.STATS_BYTES)");
+static_assert(offsetof(StatsBlock, memory) == 232, "the stats block: fdbr_memory at 232 (NativeResolver.MEMORY_*)");
+static_assert(offsetof(StatsBlock, memory) + offsetof(fdbr_memory, warnings_pending) == 288, "NativeResolver.MEMORY_WARNINGS_PENDING");
+static_assert(sizeof(StatsBlock) == 296, "the stats block is 37 int64s (NativeResolver.STATS_BYTES)");

@@ -3,6 +3,7 @@ package org.fdbresolver.bridge;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
 import org.fdbresolver.api.BatchFigures;
 import org.fdbresolver.api.BatchResult;
 import org.fdbresolver.api.ConflictBatch;
@@ -53,7 +54,19 @@ public final class NativeResolver {
     static final int STATS_LAST_TOO_OLD_BUDGET = 168;
     static final int STATS_LAST_ENGINE_NANOS = 176;
     static final int STATS_LAST_PHASE_NANOS = 184;
-    static final int STATS_BYTES = STATS_LAST_PHASE_NANOS + 8 * 6;
+    // fdbr_memory (FDBRESOLVER_1.2), at 232
+    static final int MEMORY_JVM_MAX_HEAP = 232;
+    static final int MEMORY_JVM_HEAP_USED = 240;
+    static final int MEMORY_JVM_NON_HEAP_USED = 248;
+    static final int MEMORY_HEAP_NEEDED = 256;
+    static final int MEMORY_HISTORY_HEAP_BOUND = 264;
+    static final int MEMORY_HISTORY_RESERVED = 272;
+    static final int MEMORY_FORGOTTEN_BATCHES = 280;
+    static final int MEMORY_WARNINGS_PENDING = 288;
+    static final int STATS_BYTES = MEMORY_WARNINGS_PENDING + 8;
+
+    /** Warnings kept per resolver until the host takes them (older ones are dropped and counted). */
+    static final int MAX_WARNINGS = 32;
 
     private static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED;
 
@@ -61,26 +74,35 @@ public final class NativeResolver {
     private final ConflictBatch batch;
     private final NativeBatch layout = new NativeBatch();
     private final int maxKeyBytes;
+    /** Heap admitted for this resolver at open ({@link HeapPlan}); given back at close. */
+    private final long heapNeed;
+    private final ArrayDeque<String> warnings = new ArrayDeque<>();
+    private long warningsDropped;
     private long batchesResolved;
     private long engineNanos;
     private long lastEngineNanos;
 
-    private NativeResolver(ConflictSet conflictSet) {
+    private NativeResolver(ConflictSet conflictSet, long heapNeed) {
         this.conflictSet = conflictSet;
         this.batch = conflictSet.newBatch();
         this.maxKeyBytes = conflictSet.config().maxKeyBytes();
+        this.heapNeed = heapNeed;
     }
 
     /**
      * Opens a conflict set. {@code engine} null, {@code memoryBudgetBytes <= 0} and {@code maxKeyBytes <= 0}
-     * mean the defaults; {@code options} is "name=value" lines joined by '\n' (or null).
+     * mean the defaults; {@code options} (engine options) and {@code settings} (the bridge's own:
+     * {@link BridgeSettings}) are "name=value" lines joined by '\n' (or null). Refused when its history cannot
+     * fit in this JVM's heap with the resolvers already open, or the JVM in the host's memory limit ({@link HeapPlan}).
      *
      * @return the resolver, or null with the status at {@code statusAddress} and the message written
      */
-    static NativeResolver open(String engine, long memoryBudgetBytes, int maxKeyBytes, String options,
+    static NativeResolver open(String engine, long memoryBudgetBytes, int maxKeyBytes, String options, String settings,
                                long statusAddress, long messageAddress, int messageCapacity) {
         MemorySegment status = MemorySegment.ofAddress(statusAddress).reinterpret(4);
+        WarningCapture.Scope scope = WarningCapture.begin();
         try {
+            BridgeSettings bridge = BridgeSettings.parse(settings);
             ConflictSetConfig.Builder config = ConflictSetConfig.builder();
             if (engine != null) {
                 config.engine(engine);
@@ -100,7 +122,24 @@ public final class NativeResolver {
                     config.option(line.substring(0, eq), line.substring(eq + 1));
                 }
             }
-            NativeResolver resolver = new NativeResolver(ConflictSet.open(config.build()));
+            ConflictSetConfig built = config.build();
+            ConflictSet cs = ConflictSet.open(built);
+            long bound = cs.engine().historyHeapBoundBytes();
+            long need = HeapPlan.need(bound);
+            try {
+                HeapPlan.admit(need, "engine " + cs.engineName() + " with memory_budget=" + built.memoryBudgetBytes()
+                        + (bound < 0 ? "" : " (its history takes at most " + HeapPlan.mib(bound) + " of heap)"),
+                        bridge.processMemoryLimit(), bridge.hostMemoryReserve());
+            } catch (RuntimeException e) {
+                cs.close();
+                throw e;
+            }
+            NativeResolver resolver = new NativeResolver(cs, need);
+            if (bound < 0) {
+                resolver.warn("engine " + cs.engineName() + " keeps all history: its memory has no bound (an oracle for "
+                        + "tests and checks, not for production)");
+            }
+            scope.drainInto(resolver);
             status.set(ValueLayout.JAVA_INT, 0, OK);
             return resolver;
         } catch (IllegalArgumentException e) {
@@ -109,13 +148,44 @@ public final class NativeResolver {
         } catch (Throwable e) {
             status.set(ValueLayout.JAVA_INT, 0, ENGINE_ERROR);
             writeMessage(describe(e), messageAddress, messageCapacity);
+        } finally {
+            scope.close();
         }
         return null;
+    }
+
+    /** Queues a warning for the host ({@code fdbr_take_warnings}); the oldest go when too many wait. */
+    synchronized void warn(String text) {
+        if (warnings.size() == MAX_WARNINGS) {
+            warnings.removeFirst();
+            warningsDropped++;
+        }
+        warnings.addLast(text);
+    }
+
+    /**
+     * Writes the waiting warnings, one per line, NUL-terminated, into the host's buffer (cut to fit), and forgets
+     * them; returns how many were written.
+     */
+    synchronized int takeWarnings(long outAddress, int capacity) {
+        StringBuilder text = new StringBuilder();
+        if (warningsDropped > 0) {
+            text.append(warningsDropped).append(" older warnings were dropped\n");
+            warningsDropped = 0;
+        }
+        int n = warnings.size();
+        for (String w : warnings) {
+            text.append(w.replace('\n', ' ')).append('\n');
+        }
+        warnings.clear();
+        writeMessage(text.toString(), outAddress, capacity);
+        return n;
     }
 
     /** Resolves one batch; see {@link NativeBatch} for the memory it reads and writes. */
     int resolve(long now, long newOldestVersion, long txnAddress, int transactionCount, long rangeAddress,
                 int rangeCount, long outAddress, long outCapacity, long messageAddress, int messageCapacity) {
+        WarningCapture.current(this);
         try {
             layout.read(batch, txnAddress, transactionCount, rangeAddress, rangeCount, maxKeyBytes,
                     batchesResolved, now);
@@ -136,6 +206,8 @@ public final class NativeResolver {
         } catch (Throwable e) {
             writeMessage(describe(e), messageAddress, messageCapacity);
             return ENGINE_ERROR;
+        } finally {
+            WarningCapture.current(null);
         }
     }
 
@@ -177,6 +249,15 @@ public final class NativeResolver {
             for (Phase p : Phase.values()) {
                 out.set(I64, STATS_LAST_PHASE_NANOS + 8L * p.ordinal(), last.phaseNanos(p));
             }
+            Runtime runtime = Runtime.getRuntime();
+            out.set(I64, MEMORY_JVM_MAX_HEAP, runtime.maxMemory());
+            out.set(I64, MEMORY_JVM_HEAP_USED, runtime.totalMemory() - runtime.freeMemory());
+            out.set(I64, MEMORY_JVM_NON_HEAP_USED, HeapPlan.nonHeapUsedBytes());
+            out.set(I64, MEMORY_HEAP_NEEDED, HeapPlan.neededBytes());
+            out.set(I64, MEMORY_HISTORY_HEAP_BOUND, conflictSet.engine().historyHeapBoundBytes());
+            out.set(I64, MEMORY_HISTORY_RESERVED, conflictSet.engine().historyReservedBytes());
+            out.set(I64, MEMORY_FORGOTTEN_BATCHES, stats.forgottenBatches());
+            out.set(I64, MEMORY_WARNINGS_PENDING, pendingWarnings());
             return OK;
         } catch (Throwable e) {
             writeMessage(describe(e), messageAddress, messageCapacity);
@@ -189,8 +270,13 @@ public final class NativeResolver {
         return conflictSet.engineName();
     }
 
+    private synchronized long pendingWarnings() {
+        return warnings.size() + (warningsDropped > 0 ? 1 : 0);
+    }
+
     int close(long messageAddress, int messageCapacity) {
         try {
+            HeapPlan.release(heapNeed);
             conflictSet.close();
             return OK;
         } catch (Throwable e) {

@@ -64,7 +64,8 @@ class NativeBridgeTest {
                 "fdbr_resolve@@FDBRESOLVER_1", "fdbr_clear@@FDBRESOLVER_1", "fdbr_get_stats@@FDBRESOLVER_1",
                 "fdbr_last_error@@FDBRESOLVER_1", "fdbr_status_name@@FDBRESOLVER_1",
                 "fdbr_engine_name@@FDBRESOLVER_1.1", "fdbr_open_text@@FDBRESOLVER_1.1",
-                "fdbr_get_batch_stats@@FDBRESOLVER_1.1")), symbols, out);
+                "fdbr_get_batch_stats@@FDBRESOLVER_1.1",
+                "fdbr_get_counters@@FDBRESOLVER_1.2", "fdbr_take_warnings@@FDBRESOLVER_1.2")), symbols, out);
     }
 
     /**
@@ -92,6 +93,20 @@ class NativeBridgeTest {
                 List.of("reference", "installed-class-path"), "-Xmx256m");
         assertTrue(run.all().contains("PASS installed-class-path"), run.all());
         assertEquals(0, run.exitCode(), run.all());
+    }
+
+    /**
+     * Cases that start the JVM with their own settings, one process each (issue 15): SIGUSR2 left to the host, and
+     * the control that the JVM's default takes it; warnings and counters; the heap sized from the budget and
+     * checked at every open. No JVM options from the environment: each case names its own.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"suspend-signal", "suspend-signal-default", "warnings-and-counters", "heap-check"})
+    void processCase(String name) throws Exception {
+        NativeProgram.Run run = NativeProgram.run("fdbresolver-bridge-test", List.of("reference", name), "");
+        assertTrue(run.all().contains("PASS " + name), run.all());
+        assertEquals(0, run.exitCode(), run.all());
+        assertFalse(run.stderr().contains("WARNING"), "nothing on stderr: the host takes the warnings\n" + run.all());
     }
 
     /** -Xcheck:jni is really on and reports misuse here: a deliberate unchecked exception is reported. */

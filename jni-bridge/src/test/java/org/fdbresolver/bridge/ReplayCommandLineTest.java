@@ -24,7 +24,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * the {@code engine:} line names the engine that ran, as the library reports it.
  */
 class ReplayCommandLineTest {
-    private static final String JVM = "-Xmx256m";
+    /** No -Xmx: the bridge sizes the heap from the budget (issue 15). */
+    private static final String JVM = "";
 
     static Path trace() {
         return ReplayGoldenTest.goldenDir().resolve("adversarial.trace.gz");
@@ -127,12 +128,22 @@ class ReplayCommandLineTest {
             "64KiB, 65536",
             "1_073_741_824, 1073741824",
             "3000000, 3000000",
-            "512 m, 536870912",
-            "1t, 1099511627776"})
+            "512 m, 536870912"})
     void budgetTakesTheClisSizes(String text, long bytes) throws Exception {
         NativeProgram.Run run = replay(trace().toString(), "--engine", "tree", "--budget", text);
         assertEquals(0, run.exitCode(), run.all());
         assertEquals(Long.toString(bytes), run.values().get("memory-budget-bytes"), run.stdout());
+    }
+
+    /** A budget the JVM's heap cannot hold is refused at open, with the setting to change (issue 15). */
+    @Test
+    void budgetTheHeapCannotHoldIsRefusedAtOpen() throws Exception {
+        NativeProgram.Run run = NativeProgram.run("fdbresolver-replay",
+                List.of(trace().toString(), "--engine", "tree", "--budget", "1t"), "-Xmx256m");
+        assertEquals(2, run.exitCode(), run.all());
+        assertEquals("", run.stdout());
+        assertTrue(run.stderr().contains("memory_budget=1099511627776") && run.stderr().contains("JVM's heap is 256 MiB")
+                && run.stderr().contains("raise jvm_option=-Xmx"), run.all());
     }
 
     static Stream<Arguments> badBudgets() {

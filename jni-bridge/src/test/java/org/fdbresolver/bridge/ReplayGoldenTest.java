@@ -73,7 +73,7 @@ class ReplayGoldenTest {
         Map<String, String> expected = manifest(dir.resolve("MANIFEST.tsv")).get(name);
         NativeProgram.Run run = NativeProgram.run("fdbresolver-replay",
                 List.of(dir.resolve(name + ".trace.gz").toString(), "--engine", engine, "--warmup", "1"),
-                "-Xcheck:jni -Xmx1g");
+                "-Xcheck:jni"); // the heap is sized from the budget (issue 15)
         assertEquals(0, run.exitCode(), run.all());
         assertFalse(run.all().toLowerCase(Locale.ROOT).contains("warning"), "-Xcheck:jni warned:\n" + run.all());
         Map<String, String> got = run.values();

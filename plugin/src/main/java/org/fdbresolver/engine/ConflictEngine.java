@@ -46,6 +46,20 @@ public interface ConflictEngine extends AutoCloseable {
         return 0;
     }
 
+    /**
+     * The most Java heap the engine's history can take whatever the workload (its arrays, free or in use), so
+     * that a host can size the heap from the budget at open; -1 when it has no bound (an engine without a
+     * budget keeps all history).
+     */
+    default long historyHeapBoundBytes() {
+        return -1;
+    }
+
+    /** Heap the engine's history takes now (its arrays, free or in use, headers included); -1 when unknown. */
+    default long historyReservedBytes() {
+        return -1;
+    }
+
     /** Adds the time spent in each {@link org.fdbresolver.api.Phase} (by ordinal) to {@code nanosByPhase}. */
     default void addPhaseNanos(long[] nanosByPhase) {
     }

@@ -149,6 +149,17 @@ public final class TreeEngine implements ConflictEngine {
         return tree.historyBytes() + uncertain.historyBytes();
     }
 
+    /** The heap reservation both histories share ({@link Reservation}): their arrays never take more. */
+    @Override
+    public long historyHeapBoundBytes() {
+        return tree.reservationLimit();
+    }
+
+    @Override
+    public long historyReservedBytes() {
+        return tree.reservedBytes() + uncertain.reservedBytes();
+    }
+
     @Override
     public long forgottenBatches() {
         return tree.forgottenBatches() + uncertain.forgottenBatches();

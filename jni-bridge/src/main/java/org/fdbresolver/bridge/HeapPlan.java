@@ -1,0 +1,108 @@
+package org.fdbresolver.bridge;
+
+import java.lang.management.ManagementFactory;
+
+/**
+ * How the memory budget, the JVM heap and the host's memory limit agree, checked at every open: the history
+ * lives on the Java heap (in primitive arrays the collector never walks), and every budgeted engine knows the
+ * most heap its history can take ({@code ConflictEngine.historyHeapBoundBytes}, the tree's reservation: the
+ * budget and a sixteenth). The heap must hold that for every open resolver in the process, plus what each
+ * needs to decide a batch and what the runtime itself keeps; and the JVM, heap and non-heap, must fit in the
+ * host's memory limit less what the host keeps for itself (for fdbserver: its {@code --memory}, past which it
+ * kills itself, less {@link #DEFAULT_HOST_RESERVE_BYTES}). A configuration that cannot fit is refused at open,
+ * with a message naming the setting to change, instead of failing later with an out-of-memory error.
+ *
+ * <p>Why on the heap and not in off-heap segments: measured with {@code HistoryLayoutBench}, the tree's read
+ * and write kernels run as fast on the heap as off it once both use one flat layout (docs/fdb-integration.md,
+ * "Memory"), so the heap costs nothing in speed; with the heap sized from the budget (the bridge does that when
+ * no {@code -Xmx} is given) the budget bounds the process's memory just as tightly.
+ */
+final class HeapPlan {
+    /** What one resolver needs beside its history: batch buffers, sort and pipeline scratch, key buffers. */
+    static final long WORKING_BYTES_PER_RESOLVER = 64L << 20;
+    /** What the runtime keeps on the heap whatever the resolvers do (class mirrors, strings, caches). */
+    static final long RUNTIME_HEAP_BYTES = 32L << 20;
+    /**
+     * JVM memory outside the heap: metaspace, code cache, thread stacks, the collector's own structures (up to a
+     * sixteenth of the heap for G1), the runtime's native buffers. Checked against Native Memory Tracking in the
+     * cluster tests (docs/fdb-integration.md, "Memory").
+     */
+    static final long NON_HEAP_BASE_BYTES = 192L << 20;
+    /** What fdbserver keeps for itself inside its {@code --memory}: the role, its buffers, the skip list beside us. */
+    static final long DEFAULT_HOST_RESERVE_BYTES = 1L << 30;
+
+    /** Heap that the open resolvers need in all (their bounds, or their working memory for unbounded ones). */
+    private static long openNeed;
+    private static int openCount;
+
+    private HeapPlan() {
+    }
+
+    /** What a resolver whose history is bounded by {@code historyBound} (-1: unbounded) needs of the heap. */
+    static long need(long historyBound) {
+        return Math.max(0, historyBound) + WORKING_BYTES_PER_RESOLVER;
+    }
+
+    /** The JVM memory outside a heap of {@code maxHeap} bytes (an allowance, see {@link #NON_HEAP_BASE_BYTES}). */
+    static long nonHeapAllowance(long maxHeap) {
+        return NON_HEAP_BASE_BYTES + maxHeap / 16;
+    }
+
+    /**
+     * The heap a JVM started for one resolver with this budget should get when no {@code -Xmx} was given: its
+     * history bound, working memory and the runtime's, rounded up to a MiB. The native side starts the JVM with
+     * its own estimate from the budget alone ({@code budget + budget / 8 + 192 MiB}), which is at least this for
+     * every default configuration (tested).
+     */
+    static long heapFor(long historyBound) {
+        long bytes = need(historyBound) + RUNTIME_HEAP_BYTES;
+        return (bytes + (1 << 20) - 1) & -(1L << 20);
+    }
+
+    /**
+     * Admits a resolver that needs {@code need} bytes of heap, or throws {@link IllegalArgumentException} saying
+     * why it cannot fit: the heap ({@code -Xmx}) is too small for every open resolver, or the JVM may outgrow the
+     * host's limit ({@code hostLimit} bytes, 0 for none, less {@code hostReserve}).
+     */
+    static synchronized void admit(long need, String what, long hostLimit, long hostReserve) {
+        long maxHeap = Runtime.getRuntime().maxMemory();
+        long total = openNeed + need + RUNTIME_HEAP_BYTES;
+        if (total > maxHeap) {
+            String others = openCount == 0 ? "" : " with the " + openCount + " resolver" + (openCount == 1 ? "" : "s")
+                    + " already open in this process (" + mib(openNeed) + ")";
+            throw new IllegalArgumentException(what + " needs " + mib(need) + " of Java heap" + others + ", and the JVM's heap "
+                    + "is " + mib(maxHeap) + " (at least " + mib(total) + " needed: raise jvm_option=-Xmx, which only the first "
+                    + "open in a process sets, or lower memory_budget)");
+        }
+        if (hostLimit > 0) {
+            long footprint = maxHeap + nonHeapAllowance(maxHeap);
+            if (footprint > hostLimit - hostReserve) {
+                throw new IllegalArgumentException("the JVM may take " + mib(footprint) + " (heap " + mib(maxHeap)
+                        + " and " + mib(nonHeapAllowance(maxHeap)) + " beside it), over the host's memory limit of "
+                        + mib(hostLimit) + " less the " + mib(hostReserve) + " it keeps for itself (process_memory_limit, "
+                        + "host_memory_reserve; for fdbserver its --memory): lower memory_budget or -Xmx, or raise --memory");
+            }
+        }
+        openNeed += need;
+        openCount++;
+    }
+
+    static synchronized void release(long need) {
+        openNeed -= need;
+        openCount--;
+    }
+
+    /** Heap the open resolvers need in all, the runtime's share included (what {@link #admit} compares). */
+    static synchronized long neededBytes() {
+        return openNeed + RUNTIME_HEAP_BYTES;
+    }
+
+    /** JVM memory outside the heap in use now (metaspace, code cache, ...), as the JVM reports it. */
+    static long nonHeapUsedBytes() {
+        return ManagementFactory.getMemoryMXBean().getNonHeapMemoryUsage().getUsed();
+    }
+
+    static String mib(long bytes) {
+        return String.format("%,d MiB", (bytes + (1 << 20) - 1) >> 20);
+    }
+}
