@@ -351,6 +351,63 @@ inline std::string engineName(const ConflictSet* cs) {
     return name != nullptr ? name : "";
 }
 
+/**
+ * Checks a batch's result against the batch before a host sends any of it, in O(n): a decision per transaction,
+ * each COMMIT, CONFLICT or TOO_OLD; FoundationDB's rules that need no history (a transaction without reads
+ * commits; one that reads below newOldestVersion is TOO_OLD); conflicting reads only for reporting transactions
+ * decided CONFLICT, ascending, each an index among the transaction's reads. Returns "" when the result is sound,
+ * else what is wrong. Transactions is any indexable sequence of FoundationDB-shaped transactions
+ * (read_snapshot, read_conflict_ranges, report_conflicting_keys), such as VectorRef<CommitTransactionRef>.
+ * FoundationDB's Resolver hook treats a result that fails it as a failed batch.
+ */
+template <class Transactions>
+std::string checkResult(const fdbr_result& r, const Transactions& transactions, int64_t newOldestVersion) {
+    const uint32_t n = static_cast<uint32_t>(transactions.size());
+    auto at = [](uint32_t t) { return "transaction " + std::to_string(t); };
+    if (r.transaction_count != n || (n > 0 && r.decisions == nullptr)) {
+        return "decisions for " + std::to_string(r.transaction_count) + " of " + std::to_string(n) + " transactions";
+    }
+    for (uint32_t t = 0; t < n; t++) {
+        const uint8_t d = r.decisions[t];
+        const auto& tr = transactions[t];
+        const bool reads = tr.read_conflict_ranges.size() > 0;
+        if (d > FDBR_TOO_OLD) return at(t) + " has decision " + std::to_string(d);
+        if (!reads && d != FDBR_COMMIT) return at(t) + " reads nothing and is not committed";
+        if (reads && tr.read_snapshot < newOldestVersion && d != FDBR_TOO_OLD) {
+            return at(t) + " reads below the oldest version and is not TOO_OLD";
+        }
+    }
+    if (r.conflicting_count > n || (r.conflicting_count > 0 && (r.conflicting_transactions == nullptr ||
+                                                               r.conflicting_read_starts == nullptr ||
+                                                               r.conflicting_reads == nullptr))) {
+        return std::to_string(r.conflicting_count) + " conflicting-read entries for " + std::to_string(n) + " transactions";
+    }
+    int64_t previous = -1;
+    for (uint32_t i = 0; i < r.conflicting_count; i++) {
+        const uint32_t t = r.conflicting_transactions[i];
+        if (t >= n || int64_t(t) <= previous) {
+            return "conflicting-read entry " + std::to_string(i) + " names transaction " + std::to_string(t);
+        }
+        previous = t;
+        if (r.decisions[t] != FDBR_CONFLICT || !transactions[t].report_conflicting_keys) {
+            return at(t) + " has conflicting reads but is not a reporting transaction decided CONFLICT";
+        }
+        const uint32_t begin = r.conflicting_read_starts[i], end = r.conflicting_read_starts[i + 1];
+        const uint32_t readCount = static_cast<uint32_t>(transactions[t].read_conflict_ranges.size());
+        if (end < begin || end - begin > readCount) {
+            return at(t) + " has " + std::to_string(int64_t(end) - int64_t(begin)) + " conflicting reads of " +
+                   std::to_string(readCount);
+        }
+        for (uint32_t j = begin; j < end; j++) {
+            const uint32_t read = r.conflicting_reads[j];
+            if (read >= readCount || (j > begin && read <= r.conflicting_reads[j - 1])) {
+                return at(t) + " names conflicting read " + std::to_string(read) + " of " + std::to_string(readCount);
+            }
+        }
+    }
+    return "";
+}
+
 /** One batch, as FoundationDB's ConflictBatch: addTransaction for each, then detectConflicts. */
 class ConflictBatch {
 public:

@@ -428,6 +428,13 @@ class InvocationTest(unittest.TestCase):
         self.assertEqual(proc.returncode, 1, proc.stderr)
         self.assertIn("seed 1 tree: the skip list beside it disagreed (ResolverConflictSetPluginDiffers x1)", self.report())
 
+    def test_a_plugin_that_hands_over_is_a_problem_even_with_the_same_unseed(self):
+        self.write_test("FallsBack.toml", "plugin-falls-back-at=1")
+        proc = self.fdb_sim("--tests", "tests/fast/FallsBack.toml", "--seeds", "1")
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn("seed 1 tree: the plugin did not decide the whole run (ResolverConflictSetPluginFallback x1: "
+                      "Type=ResolverConflictSetPluginFallback Time=3.0 Reason=the engine threw Decides=SkipList)", self.report())
+
     def test_no_resolver_is_noted(self):
         self.write_test("NoResolver.toml", "no-resolver")
         self.fdb_sim("--tests", "tests/fast/NoResolver.toml", "--seeds", "1")

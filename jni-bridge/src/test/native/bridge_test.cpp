@@ -710,6 +710,50 @@ void heapIsCheckedAtOpen() {
     fdbresolver::destroyConflictSet(more);
 }
 
+/** fdbresolver::checkResult, the hosts' check of a result before they send it: sound ones pass, each fault is named. */
+void checkResultNamesEveryFault() {
+    // Transactions: 0 reads and reports, 1 reads below the oldest version (10), 2 writes only, 3 reads two ranges.
+    std::vector<Transaction> txs = {tx(20, {point("a")}, {}, true), tx(5, {point("b")}, {}), tx(5, {}, {point("c")}),
+                                    tx(20, {point("d"), point("e")}, {point("f")}, true)};
+    struct Case {
+        std::vector<uint8_t> decisions;
+        std::vector<uint32_t> conflicting, starts, reads;
+        uint32_t count;
+        std::string fault;  // "" when sound
+    };
+    std::vector<Case> cases = {
+        {{FDBR_CONFLICT, FDBR_TOO_OLD, FDBR_COMMIT, FDBR_CONFLICT}, {0, 3}, {0, 1, 3}, {0, 0, 1}, 4, ""},
+        {{FDBR_COMMIT, FDBR_TOO_OLD, FDBR_COMMIT, FDBR_TOO_OLD}, {}, {0}, {}, 4, ""},
+        {{FDBR_COMMIT, FDBR_TOO_OLD, FDBR_COMMIT}, {}, {0}, {}, 3, "decisions for 3 of 4"},
+        {{FDBR_COMMIT, FDBR_TOO_OLD, FDBR_COMMIT, 7}, {}, {0}, {}, 4, "transaction 3 has decision 7"},
+        {{FDBR_COMMIT, FDBR_TOO_OLD, FDBR_CONFLICT, FDBR_COMMIT}, {}, {0}, {}, 4, "transaction 2 reads nothing"},
+        {{FDBR_COMMIT, FDBR_COMMIT, FDBR_COMMIT, FDBR_COMMIT}, {}, {0}, {}, 4, "transaction 1 reads below the oldest"},
+        {{FDBR_CONFLICT, FDBR_TOO_OLD, FDBR_COMMIT, FDBR_CONFLICT}, {3, 0}, {0, 1, 2}, {0, 0}, 4, "entry 1 names transaction 0"},
+        {{FDBR_CONFLICT, FDBR_TOO_OLD, FDBR_COMMIT, FDBR_CONFLICT}, {9}, {0, 1}, {0}, 4, "entry 0 names transaction 9"},
+        {{FDBR_COMMIT, FDBR_TOO_OLD, FDBR_COMMIT, FDBR_CONFLICT}, {0}, {0, 1}, {0}, 4, "transaction 0 has conflicting reads but"},
+        {{FDBR_CONFLICT, FDBR_TOO_OLD, FDBR_COMMIT, FDBR_CONFLICT}, {3}, {0, 2}, {1, 1}, 4, "transaction 3 names conflicting read 1"},
+        {{FDBR_CONFLICT, FDBR_TOO_OLD, FDBR_COMMIT, FDBR_CONFLICT}, {3}, {0, 1}, {2}, 4, "transaction 3 names conflicting read 2"},
+        {{FDBR_CONFLICT, FDBR_TOO_OLD, FDBR_COMMIT, FDBR_CONFLICT}, {3}, {0, 3}, {0, 1, 1}, 4, "transaction 3 has 3 conflicting reads of 2"},
+        {{FDBR_CONFLICT, FDBR_TOO_OLD, FDBR_COMMIT, FDBR_CONFLICT}, {0, 1, 2, 3, 0}, {0, 0, 0, 0, 0, 0}, {}, 4, "5 conflicting-read entries"},
+    };
+    for (size_t i = 0; i < cases.size(); i++) {
+        Case& c = cases[i];
+        fdbr_result r{};
+        r.decisions = c.decisions.data();
+        r.transaction_count = c.count;
+        r.conflicting_count = uint32_t(c.conflicting.size());
+        r.conflicting_transactions = c.conflicting.data();
+        r.conflicting_read_starts = c.starts.data();
+        r.conflicting_reads = c.reads.data();
+        std::string why = fdbresolver::checkResult(r, txs, 10);
+        if (c.fault.empty()) {
+            expectEqual(why, "", "case " + std::to_string(i));
+        } else {
+            expect(why.find(c.fault) != std::string::npos, "case " + std::to_string(i) + ": got \"" + why + "\", wanted " + c.fault);
+        }
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -729,6 +773,7 @@ int main(int argc, char** argv) {
         {"engine-name", engineNames},
         {"open-text", openFromText},
         {"dlopen", loadedWithDlopen},
+        {"check-result", checkResultNamesEveryFault},
         // Last when running all: it leaves the host's handlers installed.
         {"host-signal-handler", hostSignalHandlerInstalledLater},
     };

@@ -16,57 +16,77 @@ import java.util.List;
  * @param resolutionProcesses processes of class resolution
  * @param resolvers       the database's {@code resolvers=} setting
  * @param knobs           more {@code --knob_name=value} arguments, for every process
+ * @param library         the library the knob names (the image's own, or one that is not there); null for stock
  * @param testEngineClasses a host folder of compiled classes mounted at {@value #TEST_ENGINE_CLASSES_MOUNT}
  *                          (engines only tests have)
  */
-record ClusterSpec(String name, String pluginConfig, int resolutionProcesses, int resolvers, List<String> knobs, Path testEngineClasses) {
+record ClusterSpec(String name, String pluginConfig, int resolutionProcesses, int resolvers, List<String> knobs, Path testEngineClasses,
+        String library) {
     static final String PLUGIN_LIBRARY = "/opt/fdbresolver/native/libfdbresolver.so";
     static final String TEST_ENGINE_CLASSES_MOUNT = "/opt/fdbresolver-test-engines";
     /** The JVM's crash dumps go to the log folder, which the host sees. */
     static final String JVM_ERROR_FILE = "/var/fdb/logs/hs_err_pid%p.log";
 
     /**
-     * The engine inside fdbserver, sized for this small cluster: a 256 MiB history budget (off the heap),
-     * a 256 MiB heap with the serial collector (two cores here, shared).
+     * The engine inside fdbserver, sized for this small cluster: a 256 MiB history budget, on the JVM's heap,
+     * which the bridge sizes from it (256 MiB, an eighth and 192 MiB: no -Xmx given, as docs/fdb-integration.md
+     * advises), with the serial collector (two cores here, shared). fdbserver's --memory of 2 GiB less the 1 GiB
+     * it keeps for itself holds that JVM, which the plugin checks at open.
      */
     static String pluginConfig(String engine) {
-        return "engine=" + engine + ";memory_budget=256m;jvm_option=-Xms256m;jvm_option=-Xmx256m;jvm_option=-XX:+UseSerialGC;"
+        return "engine=" + engine + ";memory_budget=256m;jvm_option=-XX:+UseSerialGC;"
                 + "jvm_option=-XX:ErrorFile=" + JVM_ERROR_FILE;
     }
 
     static ClusterSpec plugin(String name) {
-        return new ClusterSpec(name, pluginConfig("tree"), 1, 1, List.of(), null);
+        return new ClusterSpec(name, pluginConfig("tree"), 1, 1, List.of(), null, PLUGIN_LIBRARY);
     }
 
     static ClusterSpec stock(String name) {
-        return new ClusterSpec(name, null, 1, 1, List.of(), null);
+        return new ClusterSpec(name, null, 1, 1, List.of(), null, null);
+    }
+
+    /** The same with the knob naming another library (one that is missing, say). */
+    ClusterSpec withLibrary(String path) {
+        return new ClusterSpec(name, pluginConfig, resolutionProcesses, resolvers, knobs, testEngineClasses, path);
+    }
+
+    /** The same plugin configuration with more settings after it ("engine_option=fault=throw", ...). */
+    ClusterSpec withSettings(String settings) {
+        return new ClusterSpec(name, pluginConfig + ";" + settings, resolutionProcesses, resolvers, knobs, testEngineClasses, library);
     }
 
     ClusterSpec withResolvers(int resolvers, int processes) {
-        return new ClusterSpec(name, pluginConfig, processes, resolvers, knobs, testEngineClasses);
+        return new ClusterSpec(name, pluginConfig, processes, resolvers, knobs, testEngineClasses, library);
     }
 
     ClusterSpec withKnob(String knob) {
         List<String> more = new ArrayList<>(knobs);
         more.add(knob);
-        return new ClusterSpec(name, pluginConfig, resolutionProcesses, resolvers, List.copyOf(more), testEngineClasses);
+        return new ClusterSpec(name, pluginConfig, resolutionProcesses, resolvers, List.copyOf(more), testEngineClasses, library);
     }
 
     /** The plugin with an engine from the compiled classes in {@code classes} (mounted), before the image's own class path. */
     ClusterSpec withTestEngine(String engine, Path classes) {
         String config = pluginConfig(engine) + ";class_path=" + TEST_ENGINE_CLASSES_MOUNT + ":/opt/fdbresolver/*:/opt/fdbresolver/lib/*";
-        return new ClusterSpec(name, config, resolutionProcesses, resolvers, knobs, classes);
+        return new ClusterSpec(name, config, resolutionProcesses, resolvers, knobs, classes, library);
     }
 
     /**
-     * The plugin decides and FoundationDB's skip list decides every batch beside it (the Resolver hook's
-     * {@code verify_against_skip_list=1}): any difference is a SevError {@code ResolverConflictSetPluginDiffers}.
+     * The plugin and FoundationDB's skip list decide every batch, and the Resolver sends the plugin's answer only
+     * where both agree (the hook's {@code mode=guarded}): a difference is a SevError
+     * {@code ResolverConflictSetPluginDiffers}, and the skip list goes on alone.
      */
-    ClusterSpec verifiedAgainstSkipList() {
+    ClusterSpec guarded() {
+        return withMode("guarded");
+    }
+
+    /** The hook's rollout mode: shadow, guarded or plugin (docs/fdb-integration.md). */
+    ClusterSpec withMode(String mode) {
         if (pluginConfig == null) {
-            throw new IllegalStateException("a stock cluster has no plugin to verify");
+            throw new IllegalStateException("a stock cluster has no plugin");
         }
-        return new ClusterSpec(name, pluginConfig + ";verify_against_skip_list=1", resolutionProcesses, resolvers, knobs, testEngineClasses);
+        return new ClusterSpec(name, "mode=" + mode + ";" + pluginConfig, resolutionProcesses, resolvers, knobs, testEngineClasses, library);
     }
 
     boolean usesPlugin() {

@@ -138,7 +138,7 @@ final class FdbCluster implements AutoCloseable {
         List<String> args = new ArrayList<>(List.of("--class=" + processClass, "--trace-format=json", "--memory=2GiB",
                 "--cache-memory=512MiB"));
         if (spec.usesPlugin()) {
-            args.add("--knob_resolver_conflict_set_plugin=" + ClusterSpec.PLUGIN_LIBRARY);
+            args.add("--knob_resolver_conflict_set_plugin=" + spec.library());
             args.add("--knob_resolver_conflict_set_plugin_config=" + spec.pluginConfig());
         }
         args.addAll(spec.knobs());

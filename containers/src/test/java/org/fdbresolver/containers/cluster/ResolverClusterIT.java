@@ -91,7 +91,7 @@ class ResolverClusterIT {
      */
     @Test
     void twoResolversSplitTheKeySpaceAndBothRunOurEngine() throws Exception {
-        ClusterSpec spec = twoResolvers(ClusterSpec.plugin("two-resolvers").verifiedAgainstSkipList());
+        ClusterSpec spec = twoResolvers(ClusterSpec.plugin("two-resolvers").guarded());
         try (FdbCluster cluster = FdbCluster.start(build, spec)) {
             List<Role> resolvers = twoResolversRecruited(cluster);
             for (Role resolver : resolvers) {
