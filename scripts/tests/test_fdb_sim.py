@@ -458,6 +458,9 @@ class InvocationTest(unittest.TestCase):
         deadline = time.time() + 60
         while time.time() < deadline and not (os.path.exists(os.path.join(self.out, "results.jsonl"))):
             time.sleep(0.1)
+        second = self.fdb_sim("--tests", "tests/fast", "--seeds", "1", "--resolvers", "stock")
+        self.assertEqual(second.returncode, 2)
+        self.assertIn("another fdb-sim is running into", second.stderr)
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=60)
         self.assertEqual(proc.returncode, 130, err)
