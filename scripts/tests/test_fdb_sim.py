@@ -478,6 +478,19 @@ class InvocationTest(unittest.TestCase):
         self.assertEqual(sorted(r["test"] for r in self.results()),
                          ["tests/fast/Slow1.toml", "tests/fast/Slow2.toml", "tests/fast/Slow3.toml"])
 
+    def test_a_line_cut_short_is_skipped_and_its_run_redone(self):
+        self.write_test("Good.toml")
+        self.fdb_sim("--tests", "tests/fast/Good.toml", "--seeds", "2", "--resolvers", "stock")
+        with open(os.path.join(self.out, "results.jsonl")) as f:
+            lines = f.read().splitlines()
+        with open(os.path.join(self.out, "results.jsonl"), "w") as f:
+            f.write(lines[0] + "\n" + lines[1][:40])  # as a killed invocation may leave it
+        proc = self.fdb_sim("--tests", "tests/fast/Good.toml", "--seeds", "2", "--resolvers", "stock")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(len(self.calls_made()), 3)
+        with open(os.path.join(self.out, "results.jsonl")) as f:
+            self.assertEqual(len([line for line in f if line.strip().endswith("}")]), 2)
+
     def test_list_and_usage_errors(self):
         self.write_test("Good.toml")
         self.write_test("Ignored.toml")
