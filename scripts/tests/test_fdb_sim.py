@@ -374,6 +374,18 @@ class InvocationTest(unittest.TestCase):
         self.fdb_sim("--tests", "tests/fast/Good.toml", "--seeds", "1")
         self.assertEqual(len(self.calls_made()), 10)
 
+    def test_knobs_in_the_test_file(self):
+        self.write_test("Good.toml")
+        proc = self.fdb_sim("--tests", "tests/fast/Good.toml", "--seeds", "1", "--plugin-knobs", "test-file")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        run = os.path.join(self.out, "runs", "fast", "Good", "tree", "seed-1")
+        self.assertNotIn("--knob", read(os.path.join(run, "command.txt")))
+        self.assertIn("[[knobs]]\nresolver_conflict_set_plugin = '", read(os.path.join(run, "test.toml")))
+        self.assertIn("ResolverConflictSetPluginOpened", read(os.path.join(self.out, "results.jsonl")))
+        # Another place for the knobs is another run: the command line's is redone.
+        self.fdb_sim("--tests", "tests/fast/Good.toml", "--seeds", "1")
+        self.assertEqual(len(self.calls_made()), 3)
+
     def test_divergence_is_a_problem_and_stock_runs_again(self):
         self.write_test("Diverges.toml", "plugin-diverges-at=2")
         proc = self.fdb_sim("--tests", "tests/fast/Diverges.toml", "--seeds", "2")
