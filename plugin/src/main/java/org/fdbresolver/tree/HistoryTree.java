@@ -4,6 +4,7 @@ import static org.fdbresolver.tree.NodeStore.NIL;
 
 import java.util.List;
 import java.util.Map;
+import org.fdbresolver.pipeline.BatchWorkers;
 import org.fdbresolver.pipeline.CombinedWrites;
 import org.fdbresolver.pipeline.History;
 import org.fdbresolver.pipeline.SortedReads;
@@ -49,6 +50,18 @@ public final class HistoryTree implements History {
     private final Reclaimer reclaimer;
     private final MemoryBudget budget;
     private final TreeInvariants invariants;
+    private final TreeSearch search;
+    private final int readWays;
+    private final boolean readTouch;
+
+    // ---- more than one thread for a batch (null / 0: one thread) ----
+    private BatchWorkers workers;
+    /** A batch's reads are split into slices of at least this many, one thread per slice at a time. */
+    private int readsPerSlice = Integer.MAX_VALUE;
+    /** Read paths of their own for each slice (each holds its scratch state). */
+    private SingleReadPath[] sliceSingle;
+    private BatchedReadPath[] sliceBatched;
+    private final ReadSlices readSlices = new ReadSlices();
 
     public HistoryTree(int nodeBytes, int keyBlockBytes, long budgetBytes, int maxKeyBytes) {
         this(nodeBytes, keyBlockBytes, budgetBytes, maxKeyBytes, ReadPath.BATCHED, BatchedReadPath.DEFAULT_WAYS, true,
@@ -83,7 +96,9 @@ public final class HistoryTree implements History {
         this.store = new NodeStore(nodeBytes, keyBlockBytes, budgetBytes, maxKeyBytes);
         this.layout = new KeyLayout(store, maxKeyBytes);
         this.versions = new VersionWindow(store);
-        TreeSearch search = new TreeSearch(store, layout);
+        this.search = new TreeSearch(store, layout);
+        this.readWays = readWays;
+        this.readTouch = readTouch;
         this.singleReads = new SingleReadPath(store, layout, search, versions);
         this.batchedReads = readPath == ReadPath.BATCHED
                 ? new BatchedReadPath(store, layout, search, versions, singleReads, readWays, readTouch) : null;
@@ -93,6 +108,28 @@ public final class HistoryTree implements History {
         this.writer = new TreeWriter(store, layout, search, versions, maxKeyBytes);
         this.batchWriter = new BatchWriter(store, layout, search, versions, budget, writer, writeWays);
         this.invariants = new TreeInvariants(store, layout, versions, maxKeyBytes);
+    }
+
+    /**
+     * Lets a batch use {@code workers}' threads: its reads are checked in slices of at least
+     * {@code readsPerSlice} reads at once (the tree is read-only meanwhile, and each read's answer is its own,
+     * so how the reads are sliced never changes a decision).
+     */
+    public void useWorkers(BatchWorkers workers, int readsPerSlice) {
+        if (readsPerSlice < 1) {
+            throw new IllegalArgumentException("reads per slice must be positive: " + readsPerSlice);
+        }
+        this.workers = workers;
+        this.readsPerSlice = readsPerSlice;
+        int slices = ReadSlices.MAX_SLICES_PER_THREAD * workers.threads();
+        sliceSingle = new SingleReadPath[slices];
+        sliceBatched = new BatchedReadPath[slices];
+        for (int i = 0; i < slices; i++) {
+            sliceSingle[i] = new SingleReadPath(store, layout, search, versions);
+            if (batchedReads != null) {
+                sliceBatched[i] = new BatchedReadPath(store, layout, search, versions, sliceSingle[i], readWays, readTouch);
+            }
+        }
     }
 
     // ---- accounting ----
@@ -167,10 +204,55 @@ public final class HistoryTree implements History {
         if (isEmpty()) {
             return; // an empty history conflicts with nothing
         }
-        if (batchedReads != null && store.historyBytes() >= batchedFromBytes) {
+        boolean batched = batchedReads != null && store.historyBytes() >= batchedFromBytes;
+        int n = reads.count();
+        if (workers != null && n >= 2L * readsPerSlice) {
+            readSlices.check(reads, batched, n);
+        } else if (batched) {
             batchedReads.check(reads);
         } else {
             History.super.checkSorted(reads);
+        }
+    }
+
+    /**
+     * The reads checked in slices, one thread per slice at a time: consecutive runs of the sorted reads, each
+     * checked by a read path of its own. More slices than threads, so that a thread the system delays holds up
+     * little of the batch.
+     */
+    private final class ReadSlices implements BatchWorkers.Task {
+        static final int MAX_SLICES_PER_THREAD = 4;
+        private SortedReads reads;
+        private boolean batched;
+        private int count;
+        private int slices;
+
+        void check(SortedReads reads, boolean batched, int n) {
+            this.reads = reads;
+            this.batched = batched;
+            this.count = n;
+            this.slices = (int) Math.min((long) sliceSingle.length, n / readsPerSlice);
+            workers.run(this, slices);
+            this.reads = null;
+        }
+
+        @Override
+        public void run(int slice) {
+            int from = (int) ((long) count * slice / slices);
+            int to = (int) ((long) count * (slice + 1) / slices);
+            if (batched) {
+                sliceBatched[slice].check(reads, from, to);
+                return;
+            }
+            SingleReadPath single = sliceSingle[slice];
+            SortedReads rs = reads;
+            byte[] keys = rs.keys();
+            for (int i = from; i < to; i++) {
+                if (single.conflicts(keys, rs.beginOffset(i), rs.beginLength(i), rs.endOffset(i), rs.endLength(i),
+                        rs.snapshot(i))) {
+                    rs.setConflict(i);
+                }
+            }
         }
     }
 

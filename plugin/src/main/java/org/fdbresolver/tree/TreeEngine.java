@@ -8,6 +8,7 @@ import org.fdbresolver.api.ConflictSetConfig;
 import org.fdbresolver.engine.ConflictEngine;
 import org.fdbresolver.engine.EngineFactory;
 import org.fdbresolver.pipeline.BatchPipeline;
+import org.fdbresolver.pipeline.BatchWorkers;
 
 /**
  * Engine {@code tree}: FoundationDB's batch phases ({@link BatchPipeline}) over a {@link HistoryTree}
@@ -31,10 +32,16 @@ public final class TreeEngine implements ConflictEngine {
     public static final String READ_TOUCH = "readTouch";
     public static final String WRITE_WAYS = "writeWays";
     public static final String READ_BATCHED_FROM_BYTES = "readBatchedFromBytes";
+    public static final String THREADS = "threads";
+    public static final String READS_PER_SLICE = "readsPerSlice";
+    /** Most threads one batch may use (the caller's included). */
+    public static final int MAX_THREADS = 256;
+    /** Fewest reads a thread checks at once: below twice this a batch's reads stay on one thread (docs/tree.md). */
+    static final int DEFAULT_READS_PER_SLICE = 256;
     public static final int DEFAULT_NODE_BYTES = 2048;
     public static final int DEFAULT_KEY_BLOCK_BYTES = 1 << 16;
     private static final Set<String> OPTIONS = Set.of(NODE_BYTES, KEY_BLOCK_BYTES, READ_PATH, READ_WAYS, READ_TOUCH,
-            READ_BATCHED_FROM_BYTES, WRITE_WAYS);
+            READ_BATCHED_FROM_BYTES, WRITE_WAYS, THREADS, READS_PER_SLICE);
     /** Below this budget a large batch's writes may not fit even into an empty history: warned at open. */
     static final long SMALL_BUDGET_BYTES = 1L << 20;
     /** Most leaf groups (reads) or leaves (writes) in flight at once. */
@@ -45,6 +52,8 @@ public final class TreeEngine implements ConflictEngine {
     /** Writes of transactions that only the budget made TOO_OLD; usually empty. */
     private final HistoryTree uncertain;
     private final BatchPipeline pipeline;
+    /** The threads a batch is split across (null: one thread, the caller's). */
+    private final BatchWorkers workers;
 
     public TreeEngine(ConflictSetConfig config) {
         EngineFactory.checkOptions(config, NAME, OPTIONS);
@@ -65,6 +74,8 @@ public final class TreeEngine implements ConflictEngine {
             default -> throw new IllegalArgumentException("engine " + NAME + ": option " + READ_TOUCH
                     + " must be 'true' or 'false': '" + config.option(READ_TOUCH, "") + "'");
         };
+        int threads = intOption(config, THREADS, 1, MAX_THREADS);
+        int readsPerSlice = intOption(config, READS_PER_SLICE, DEFAULT_READS_PER_SLICE);
         long budget = config.memoryBudgetBytes();
         this.tree = history(() -> new HistoryTree(nodeBytes, keyBlockBytes, budget, config.maxKeyBytes(), readPath,
                 readWays, readTouch, batchedFromBytes, writeWays));
@@ -75,6 +86,11 @@ public final class TreeEngine implements ConflictEngine {
         tree.shareBudgetWith(uncertain);
         uncertain.shareBudgetWith(tree);
         this.pipeline = new BatchPipeline(tree, tree, uncertain);
+        // One pool for the engine's life, made once every option has been accepted.
+        this.workers = threads > 1 ? new BatchWorkers(threads, "fdbresolver-tree") : null;
+        if (workers != null) {
+            tree.useWorkers(workers, readsPerSlice);
+        }
         // Warned only once the budget is known to be usable: a budget refused above gets its error alone.
         if (budget < SMALL_BUDGET_BYTES) {
             LOG.log(System.Logger.Level.WARNING, "memory budget of {0} bytes is below {1}: a batch whose writes do not "
@@ -160,6 +176,14 @@ public final class TreeEngine implements ConflictEngine {
     @Override
     public void addPhaseNanos(long[] nanosByPhase) {
         pipeline.addPhaseNanos(nanosByPhase);
+    }
+
+    /** Stops the batch's worker threads, if any. */
+    @Override
+    public void close() {
+        if (workers != null) {
+            workers.close();
+        }
     }
 
     /** The history, for tests and benchmarks that look inside. */
