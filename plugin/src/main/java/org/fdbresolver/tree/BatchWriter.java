@@ -58,6 +58,16 @@ final class BatchWriter {
 
     /** Writes whose leaves are loaded ahead together ({@link #prefetch}); 0 or 1: none. */
     private final int ways;
+    /** Partitions applied at once (null: never), from this many writes on. */
+    private PartitionedApply partitioned;
+    private int partitionFromWrites = Integer.MAX_VALUE;
+    /** Whether the planned batch is applied by partitions: every endpoint routed, maxima raised on the way. */
+    private boolean partitionPlan;
+    private int plannedVersion;
+    /** Evictions and forgotten batches when the batch was planned: a change means the route is stale. */
+    private long budgetStepsAtPlan;
+    /** Batches applied by partitions, and their splits registered after the phase. */
+    private long partitionedBatches;
 
     BatchWriter(NodeStore store, KeyLayout layout, TreeSearch search, VersionWindow versions, MemoryBudget budget,
                 TreeWriter writer, int ways) {
@@ -79,12 +89,22 @@ final class BatchWriter {
     }
 
     /**
+     * Batches of at least {@code fromWrites} combined writes are applied by {@code partitioned}, in key-disjoint
+     * partitions at once (the choice depends on the batch alone, never on the threads).
+     */
+    void usePartitions(PartitionedApply partitioned, int fromWrites) {
+        this.partitioned = partitioned;
+        this.partitionFromWrites = fromWrites;
+    }
+
+    /**
      * Admits every endpoint of {@code w} to the shared prefix, encodes them and routes them to their
      * leaves in one partitioned descent ({@link BatchRouter}); then estimates what applying the batch
      * adds: for each destination leaf, the leaves its entries will need beyond itself, and the key-block
-     * bytes of the new keys and of a separator per new leaf.
+     * bytes of the new keys and of a separator per new leaf. A batch for the partitions has its ends routed
+     * too, and the maxima on every route raised to relative version {@code v}.
      */
-    void plan(CombinedWrites w, int maxKeyLengthSeen) {
+    void plan(CombinedWrites w, int maxKeyLengthSeen, int v) {
         NodeStore s = store;
         int m = w.count();
         ensureEndpoints(m);
@@ -100,9 +120,16 @@ final class BatchWriter {
         }
         keyBytesBefore[m] = keyBytes;
         plannedWrites = m;
-        // The begins only (endpoints 2i, stride 2): a write's end lands in its begin's leaf but for the few
-        // that reach past it, and the estimate counts both of its entries in the begin's leaf.
-        router.route(ek, keys, eo, el, 2 * m, 2, endpointLeaf, s.height > 0 ? endpointParent : null, endpointSlot);
+        partitionPlan = partitioned != null && m >= partitionFromWrites && s.height > 0;
+        plannedVersion = v;
+        budgetStepsAtPlan = budget.evictions() + budget.forgottenBatches();
+        if (partitionPlan) {
+            router.routeRaising(ek, keys, eo, el, 2 * m, endpointLeaf, endpointParent, endpointSlot, v);
+        } else {
+            // The begins only (endpoints 2i, stride 2): a write's end lands in its begin's leaf but for the few
+            // that reach past it, and the estimate counts both of its entries in the begin's leaf.
+            router.route(ek, keys, eo, el, 2 * m, 2, endpointLeaf, s.height > 0 ? endpointParent : null, endpointSlot);
+        }
         // A destination leaf with n entries receiving k writes ends up in at most ceil((n + 2k) / cap) leaves.
         long leaves = 0;
         int cap = s.leafCap;
@@ -204,6 +231,10 @@ final class BatchWriter {
         NodeStore s = store;
         int m = w.count();
         byte[] keys = w.keys();
+        if (partitionPlan && v == plannedVersion && applyInPartitions(w, v)) {
+            partitionedBatches++;
+            return true;
+        }
         long[] ek = endpointKey;
         int cap = s.leafCap;
         int i = 0;
@@ -253,6 +284,37 @@ final class BatchWriter {
             }
         }
         return true;
+    }
+
+    long partitionedBatches() {
+        return partitionedBatches;
+    }
+
+    /** The partitions' counters (tests): batches cut into several, splits installed, siblings updated; null without. */
+    long[] partitionCounters() {
+        return partitioned == null ? null
+                : new long[] {partitioned.multiPartBatches, partitioned.splitsInstalled, partitioned.siblingsUpdated};
+    }
+
+    /**
+     * The partitions' way ({@link PartitionedApply}); false, having changed nothing but raised maxima, when the
+     * budget has no room for the most it can add.
+     */
+    private boolean applyInPartitions(CombinedWrites w, int v) {
+        int m = w.count();
+        if (budget.evictions() + budget.forgottenBatches() != budgetStepsAtPlan || layout.epoch() != encodedEpoch) {
+            // Making room for the batch changed the tree since it was routed: route it again.
+            if (layout.epoch() != encodedEpoch) {
+                encode(w, 0);
+            }
+            if (store.height == 0) {
+                return false;
+            }
+            router.routeRaising(endpointKey, w.keys(), endpointOff, endpointLen, 2 * m, endpointLeaf, endpointParent,
+                    endpointSlot, v);
+        }
+        return partitioned.apply(w, v, endpointKey, endpointOff, endpointLen, endpointLeaf, endpointParent, endpointSlot,
+                keyBytesBefore[m]);
     }
 
     /**

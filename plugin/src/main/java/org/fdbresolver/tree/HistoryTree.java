@@ -53,6 +53,8 @@ public final class HistoryTree implements History {
     private final TreeSearch search;
     private final int readWays;
     private final boolean readTouch;
+    private final int writeWays;
+    private final int maxKeyBytes;
 
     // ---- more than one thread for a batch (null / 0: one thread) ----
     private BatchWorkers workers;
@@ -99,6 +101,8 @@ public final class HistoryTree implements History {
         this.search = new TreeSearch(store, layout);
         this.readWays = readWays;
         this.readTouch = readTouch;
+        this.writeWays = writeWays;
+        this.maxKeyBytes = maxKeyBytes;
         this.singleReads = new SingleReadPath(store, layout, search, versions);
         this.batchedReads = readPath == ReadPath.BATCHED
                 ? new BatchedReadPath(store, layout, search, versions, singleReads, readWays, readTouch) : null;
@@ -130,6 +134,21 @@ public final class HistoryTree implements History {
                 sliceBatched[i] = new BatchedReadPath(store, layout, search, versions, sliceSingle[i], readWays, readTouch);
             }
         }
+    }
+
+    /**
+     * Batches of at least {@code fromWrites} combined writes are applied in key-disjoint partitions, at once on
+     * {@code workers}' threads (null: one after the other on the caller's), each partition at least
+     * {@code writesPerPartition} writes. Whether a batch goes by partitions depends on the batch alone: the
+     * tree after it is the same for every thread count (docs/tree.md, "More than one thread").
+     */
+    public void usePartitions(int fromWrites, BatchWorkers workers, int writesPerPartition) {
+        if (fromWrites < 1 || writesPerPartition < 1) {
+            throw new IllegalArgumentException("partition thresholds must be positive: " + fromWrites + ", " + writesPerPartition);
+        }
+        PartitionedApply partitioned = new PartitionedApply(store, layout, search, versions, budget, workers,
+                writesPerPartition, maxKeyBytes, writeWays);
+        batchWriter.usePartitions(partitioned, fromWrites);
     }
 
     // ---- accounting ----
@@ -282,7 +301,7 @@ public final class HistoryTree implements History {
             versions.rebase(now);
         }
         budget.noteKeyLength(writes.maxKeyLength());
-        batchWriter.plan(writes, budget.maxKeyLength());
+        batchWriter.plan(writes, budget.maxKeyLength(), versions.relative(now));
         budget.prepare(now, writes.maxKeyLength(), batchWriter.plannedLeaves(), batchWriter.plannedInners(),
                 batchWriter.plannedKeyBytes(), otherBytes);
     }
@@ -308,6 +327,16 @@ public final class HistoryTree implements History {
     /** Times the oldest history was dropped to make room for a batch (each a sweep of the whole tree). */
     public long evictions() {
         return budget.evictions();
+    }
+
+    /** Batches whose writes were applied by partitions ({@link #usePartitions}). */
+    public long partitionedBatches() {
+        return batchWriter.partitionedBatches();
+    }
+
+    /** Batches cut into several partitions, splits installed after the phase, siblings that took entries (tests). */
+    long[] partitionCounters() {
+        return batchWriter.partitionCounters();
     }
 
     /** Batches whose writes did not fit even into an empty history (all history was forgotten). */

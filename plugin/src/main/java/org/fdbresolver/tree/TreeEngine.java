@@ -34,6 +34,12 @@ public final class TreeEngine implements ConflictEngine {
     public static final String READ_BATCHED_FROM_BYTES = "readBatchedFromBytes";
     public static final String THREADS = "threads";
     public static final String READS_PER_SLICE = "readsPerSlice";
+    public static final String PARTITION_FROM_WRITES = "partitionFromWrites";
+    public static final String WRITES_PER_PARTITION = "writesPerPartition";
+    /** Combined writes from which a batch is applied in partitions (at any thread count; docs/tree.md). */
+    static final int DEFAULT_PARTITION_FROM_WRITES = 64;
+    /** Fewest writes a partition gets when a batch's writes are spread over threads. */
+    static final int DEFAULT_WRITES_PER_PARTITION = 64;
     /** Most threads one batch may use (the caller's included). */
     public static final int MAX_THREADS = 256;
     /** Fewest reads a thread checks at once: below twice this a batch's reads stay on one thread (docs/tree.md). */
@@ -41,7 +47,7 @@ public final class TreeEngine implements ConflictEngine {
     public static final int DEFAULT_NODE_BYTES = 2048;
     public static final int DEFAULT_KEY_BLOCK_BYTES = 1 << 16;
     private static final Set<String> OPTIONS = Set.of(NODE_BYTES, KEY_BLOCK_BYTES, READ_PATH, READ_WAYS, READ_TOUCH,
-            READ_BATCHED_FROM_BYTES, WRITE_WAYS, THREADS, READS_PER_SLICE);
+            READ_BATCHED_FROM_BYTES, WRITE_WAYS, THREADS, READS_PER_SLICE, PARTITION_FROM_WRITES, WRITES_PER_PARTITION);
     /** Below this budget a large batch's writes may not fit even into an empty history: warned at open. */
     static final long SMALL_BUDGET_BYTES = 1L << 20;
     /** Most leaf groups (reads) or leaves (writes) in flight at once. */
@@ -76,6 +82,8 @@ public final class TreeEngine implements ConflictEngine {
         };
         int threads = intOption(config, THREADS, 1, MAX_THREADS);
         int readsPerSlice = intOption(config, READS_PER_SLICE, DEFAULT_READS_PER_SLICE);
+        int partitionFromWrites = intOption(config, PARTITION_FROM_WRITES, DEFAULT_PARTITION_FROM_WRITES);
+        int writesPerPartition = intOption(config, WRITES_PER_PARTITION, DEFAULT_WRITES_PER_PARTITION);
         long budget = config.memoryBudgetBytes();
         this.tree = history(() -> new HistoryTree(nodeBytes, keyBlockBytes, budget, config.maxKeyBytes(), readPath,
                 readWays, readTouch, batchedFromBytes, writeWays));
@@ -91,6 +99,8 @@ public final class TreeEngine implements ConflictEngine {
         if (workers != null) {
             tree.useWorkers(workers, readsPerSlice);
         }
+        // Every thread count applies large batches by partitions, so that the tree does not depend on it.
+        tree.usePartitions(partitionFromWrites, workers, writesPerPartition);
         // Warned only once the budget is known to be usable: a budget refused above gets its error alone.
         if (budget < SMALL_BUDGET_BYTES) {
             LOG.log(System.Logger.Level.WARNING, "memory budget of {0} bytes is below {1}: a batch whose writes do not "
