@@ -67,7 +67,7 @@ final class PartitionWriter {
     private int cursor;
     /** Index of the member that is the original right sibling (entries were handed to it), or -1. */
     private int siblingMember;
-    /** The original right sibling under the same parent that may receive entries, or NIL. */
+    /** The original right sibling under the same parent, which may take entries from the chain, or NIL. */
     private int sibling;
     private int splits;
     private int splitLimit;
@@ -122,32 +122,24 @@ final class PartitionWriter {
     }
 
     /**
-     * The most splits the chain of a leaf of {@code n} entries receiving {@code inserts} endpoints can make.
-     * With {@code h = cap / 2} and the potential "entries above h, summed over the chain and (when it may take
-     * entries, {@code withSibling}) the right sibling": every split lowers it by h, a shift never raises it, an
-     * insert raises it by one. A leaf that cannot overflow ({@code n + inserts <= cap}) never splits nor hands
-     * entries on.
+     * The most splits the chain of a leaf of {@code n} entries receiving {@code inserts} endpoints can make, when
+     * it may hand entries to a right sibling receiving {@code siblingInserts} ({@code withSibling}; the sibling
+     * then joins the chain, and so do its writes). With {@code h = cap / 2} and the potential "entries above h,
+     * summed over the chain": every split lowers it by h, handing entries on never raises it, an insert raises it
+     * by one; it starts at most at {@code n - h} plus the sibling's {@code cap - h}. A leaf that cannot overflow
+     * ({@code n + inserts <= cap}) never splits nor hands entries on (the sibling then has a chain of its own).
      */
-    static long splitBound(int n, int inserts, int cap, boolean withSibling) {
+    static long splitBound(int n, int inserts, int cap, boolean withSibling, int siblingInserts) {
         if (n + inserts <= cap) {
             return 0;
         }
         int h = cap / 2;
-        return (Math.max(0, n - h) + (withSibling ? cap - h : 0) + (long) inserts) / h;
+        return (Math.max(0, n - h) + (withSibling ? cap - h + (long) siblingInserts : 0) + inserts) / h;
     }
 
-    /**
-     * The original right sibling of the leaf at {@code slot} of {@code parent} that may take entries from its
-     * chain, or NIL: the next slot's leaf, when no endpoint of the batch is routed to it ({@code nextEndpoint}
-     * is the first endpoint after the leaf's own, or the endpoint count). Then nothing but the chain ever writes
-     * it, so it never needs a split bound of its own.
-     */
-    static int takingSibling(NodeStore s, int parent, int slot, int[] endpointLeaf, int nextEndpoint, int endpoints) {
-        if (slot + 1 >= s.innerCount(parent)) {
-            return NIL;
-        }
-        int candidate = s.child(parent, slot + 1);
-        return nextEndpoint == endpoints || endpointLeaf[nextEndpoint] != candidate ? candidate : NIL;
+    /** The right sibling under the same parent of the leaf at {@code slot} of {@code parent}, or NIL. */
+    static int rightSibling(NodeStore s, int parent, int slot) {
+        return slot + 1 < s.innerCount(parent) ? s.child(parent, slot + 1) : NIL;
     }
 
     /** Prepares for writes {@code [from, to)} at relative version {@code v}. */
@@ -159,6 +151,7 @@ final class PartitionWriter {
         this.boundaryVersion = boundaryVersion;
         segmentLeaf = NIL;
         chainLength = 0;
+        siblingMember = -1;
         installs = 0;
         siblingUpdates = 0;
         releases = 0;
@@ -176,18 +169,18 @@ final class PartitionWriter {
                 prefetch(x, prefetched);
             }
             int bl = leafOf[2 * x];
-            if (bl != segmentLeaf) {
+            if (!inChain(bl)) {
                 endSegment();
                 startSegment(bl, 2 * x);
             }
             cursor = locate(cursor, 2 * x);
             int member = chainLeaf[cursor];
             boolean bounded = cursor + 1 < chainLength;
-            if (leafOf[2 * x + 1] == bl && (!bounded || belowLow(2 * x + 1, cursor + 1))) {
+            if (inChain(leafOf[2 * x + 1]) && (!bounded || belowLow(2 * x + 1, cursor + 1))) {
                 int n = store.leafCount(member);
                 int cap = store.leafCap;
                 int j = x + 1;
-                while (j < m && n + 2 * (j - x + 1) <= 2 * cap && leafOf[2 * j] == bl && leafOf[2 * j + 1] == bl
+                while (j < m && n + 2 * (j - x + 1) <= 2 * cap && inChain(leafOf[2 * j]) && inChain(leafOf[2 * j + 1])
                         && (!bounded || belowLow(2 * j + 1, cursor + 1))) {
                     j++;
                 }
@@ -218,8 +211,12 @@ final class PartitionWriter {
         while (e < end && leafOf[e] == leaf) {
             e++;
         }
-        sibling = takingSibling(store, segmentParent, segmentSlot, leafOf, e, end);
-        splitLimit = (int) splitBound(store.leafCount(leaf), e - endpoint, store.leafCap, sibling != NIL);
+        sibling = rightSibling(store, segmentParent, segmentSlot);
+        int siblingInserts = 0;
+        for (int f = e; f < end && leafOf[f] == sibling; f++) {
+            siblingInserts++;
+        }
+        splitLimit = (int) splitBound(store.leafCount(leaf), e - endpoint, store.leafCap, sibling != NIL, siblingInserts);
     }
 
     /** Hands the chain's splits (and the sibling's new separator) to the results, in key order. */
@@ -238,6 +235,15 @@ final class PartitionWriter {
         }
         segmentLeaf = NIL;
         chainLength = 0;
+        siblingMember = -1;
+    }
+
+    /**
+     * Whether original leaf {@code leaf} is covered by the chain: the chain's own leaf, or the right sibling once
+     * it took entries (its writes then continue the chain: its range begins at a member's low key).
+     */
+    private boolean inChain(int leaf) {
+        return leaf == segmentLeaf || siblingMember >= 0 && leaf == chainLeaf[siblingMember];
     }
 
     /** The member at or after {@code k} holding endpoint {@code x}: moves right while the key is at or above the next low key. */
@@ -307,7 +313,8 @@ final class PartitionWriter {
     /** A new leaf right of member {@code k}, holding entries from it, with low key {@code (key, ref)}. */
     private void splitAdded(int k, int right, long key, int ref) {
         splits++;
-        assert splits <= splitLimit : "a leaf chain split more often than its bound allows (" + splitLimit + ")";
+        assert splits <= splitLimit : "the chain of leaf " + segmentLeaf + " split more often than its bound allows ("
+                + splitLimit + ")";
         insertMember(k + 1, right, key, ref);
     }
 
@@ -503,10 +510,10 @@ final class PartitionWriter {
         byte[] keys = pa.keys;
         int bx = 2 * x;
         int ex = 2 * x + 1;
-        int bl = pa.endpointLeaf[bx];
         int el = pa.endpointLeaf[ex];
+        boolean endInChain = inChain(el);
         // 1. The end's leaf and the version in force just below the end, before anything changes.
-        int endLeaf = el == bl ? chainLeaf[locate(cursor, ex)] : el;
+        int endLeaf = endInChain ? chainLeaf[locate(cursor, ex)] : el;
         int ie = search.leafSearch(endLeaf, pa.endpointKey[ex], keys, pa.endpointOff[ex], pa.endpointLen[ex], false);
         boolean exactE = isAt(endLeaf, ie, ex);
         int vE = 0;
@@ -531,16 +538,16 @@ final class PartitionWriter {
         }
         raiseLeafMax(leaf, v);
         // 3. Entries strictly inside (begin, end) go, up to the end's leaf.
-        if (el == bl) {
+        if (endInChain) {
             endLeaf = chainLeaf[locate(k, ex)];
         }
         removeUntil(leaf, ib + 1, endLeaf, ex);
         // 4. The end: in a later original leaf, whose chain starts here.
-        if (el != bl) {
+        if (!endInChain) {
             endSegment();
             startSegment(el, ex);
         }
-        int ke = locate(el == bl ? k : 0, ex);
+        int ke = locate(endInChain ? k : 0, ex);
         if (!exactE) {
             int target = chainLeaf[ke];
             int at = search.leafSearch(target, pa.endpointKey[ex], keys, pa.endpointOff[ex], pa.endpointLen[ex], false);

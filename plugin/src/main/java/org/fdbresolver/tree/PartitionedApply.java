@@ -107,8 +107,12 @@ final class PartitionedApply implements BatchWorkers.Task {
                 while (j < endpoints && leaf[j] == l) {
                     j++;
                 }
-                boolean withSibling = PartitionWriter.takingSibling(s, p, slot[i], leaf, j, endpoints) != NodeStore.NIL;
-                x += PartitionWriter.splitBound(s.leafCount(l), j - i, s.leafCap, withSibling);
+                int sibling = PartitionWriter.rightSibling(s, p, slot[i]);
+                int siblingInserts = 0;
+                for (int f = j; f < endpoints && leaf[f] == sibling; f++) {
+                    siblingInserts++;
+                }
+                x += PartitionWriter.splitBound(s.leafCount(l), j - i, s.leafCap, sibling != NodeStore.NIL, siblingInserts);
                 i = j;
             }
             leaves += x;
