@@ -50,11 +50,11 @@ final class EnginesUnderTest {
             new Variation("tree", Map.of("threads", "4")),
             new Variation("tree", Map.of("threads", "1", "partitionFromWrites", "1")),
             new Variation("tree", Map.of("threads", "2", "partitionFromWrites", "1", "writesPerPartition", "1",
-                    "readsPerSlice", "2", "readBatchedFromBytes", "0")),
+                    "readsPerSlice", "2", "endpointsPerSlice", "2", "readBatchedFromBytes", "0")),
             new Variation("tree", Map.of("threads", "4", "partitionFromWrites", "1", "writesPerPartition", "2",
-                    "readsPerSlice", "4", "readPath", "single")),
+                    "readsPerSlice", "4", "endpointsPerSlice", "8", "readPath", "single")),
             new Variation("tree", Map.of("threads", "4", "nodeBytes", "128", "partitionFromWrites", "1",
-                    "writesPerPartition", "1", "readsPerSlice", "1", "readBatchedFromBytes", "0")),
+                    "writesPerPartition", "1", "readsPerSlice", "1", "endpointsPerSlice", "1", "readBatchedFromBytes", "0")),
             new Variation("tree", Map.of("threads", "2", "nodeBytes", "256", "partitionFromWrites", "1",
                     "writesPerPartition", "1", "readsPerSlice", "3", "readPath", "single", "writeWays", "0")));
 

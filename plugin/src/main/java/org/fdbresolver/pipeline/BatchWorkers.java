@@ -16,6 +16,12 @@ import java.util.concurrent.locks.LockSupport;
  * tree (never by the thread count) wherever the split can change what the history holds.
  */
 public final class BatchWorkers implements AutoCloseable {
+    /**
+     * Parts per thread a phase is usually cut into: more than one, so that a thread the system delays holds up
+     * little of the phase (the others take its parts).
+     */
+    public static final int MAX_PARTS_PER_THREAD = 4;
+
     /** One phase's work, split into parts {@code 0 .. parts - 1}. */
     public interface Task {
         void run(int part);

@@ -34,8 +34,11 @@ public final class TreeEngine implements ConflictEngine {
     public static final String READ_BATCHED_FROM_BYTES = "readBatchedFromBytes";
     public static final String THREADS = "threads";
     public static final String READS_PER_SLICE = "readsPerSlice";
+    public static final String ENDPOINTS_PER_SLICE = "endpointsPerSlice";
     public static final String PARTITION_FROM_WRITES = "partitionFromWrites";
     public static final String WRITES_PER_PARTITION = "writesPerPartition";
+    /** Fewest endpoints a thread sorts at once: below twice this a batch is sorted on one thread. */
+    static final int DEFAULT_ENDPOINTS_PER_SLICE = 1024;
     /** Combined writes from which a batch is applied in partitions (at any thread count; docs/tree.md). */
     static final int DEFAULT_PARTITION_FROM_WRITES = 64;
     /** Fewest writes a partition gets when a batch's writes are spread over threads. */
@@ -47,7 +50,8 @@ public final class TreeEngine implements ConflictEngine {
     public static final int DEFAULT_NODE_BYTES = 2048;
     public static final int DEFAULT_KEY_BLOCK_BYTES = 1 << 16;
     private static final Set<String> OPTIONS = Set.of(NODE_BYTES, KEY_BLOCK_BYTES, READ_PATH, READ_WAYS, READ_TOUCH,
-            READ_BATCHED_FROM_BYTES, WRITE_WAYS, THREADS, READS_PER_SLICE, PARTITION_FROM_WRITES, WRITES_PER_PARTITION);
+            READ_BATCHED_FROM_BYTES, WRITE_WAYS, THREADS, READS_PER_SLICE, ENDPOINTS_PER_SLICE, PARTITION_FROM_WRITES,
+            WRITES_PER_PARTITION);
     /** Below this budget a large batch's writes may not fit even into an empty history: warned at open. */
     static final long SMALL_BUDGET_BYTES = 1L << 20;
     /** Most leaf groups (reads) or leaves (writes) in flight at once. */
@@ -82,6 +86,7 @@ public final class TreeEngine implements ConflictEngine {
         };
         int threads = intOption(config, THREADS, 1, MAX_THREADS);
         int readsPerSlice = intOption(config, READS_PER_SLICE, DEFAULT_READS_PER_SLICE);
+        int endpointsPerSlice = intOption(config, ENDPOINTS_PER_SLICE, DEFAULT_ENDPOINTS_PER_SLICE);
         int partitionFromWrites = intOption(config, PARTITION_FROM_WRITES, DEFAULT_PARTITION_FROM_WRITES);
         int writesPerPartition = intOption(config, WRITES_PER_PARTITION, DEFAULT_WRITES_PER_PARTITION);
         long budget = config.memoryBudgetBytes();
@@ -98,6 +103,7 @@ public final class TreeEngine implements ConflictEngine {
         this.workers = threads > 1 ? new BatchWorkers(threads, "fdbresolver-tree") : null;
         if (workers != null) {
             tree.useWorkers(workers, readsPerSlice);
+            pipeline.useWorkers(workers, endpointsPerSlice);
         }
         // Every thread count applies large batches by partitions, so that the tree does not depend on it.
         tree.usePartitions(partitionFromWrites, workers, writesPerPartition);

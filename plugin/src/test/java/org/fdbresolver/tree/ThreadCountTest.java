@@ -75,7 +75,7 @@ class ThreadCountTest {
                 ConflictSetConfig.Builder config = ConflictSetConfig.builder().engine("tree").memoryBudgetBytes(budget)
                         .maxKeyBytes(64);
                 Map.of("nodeBytes", Integer.toString(nodeBytes), "keyBlockBytes", "4096", "threads", Integer.toString(threads),
-                        "partitionFromWrites", "1", "writesPerPartition", "4", "readsPerSlice", "8",
+                        "partitionFromWrites", "1", "writesPerPartition", "4", "readsPerSlice", "8", "endpointsPerSlice", "16",
                         "readBatchedFromBytes", seed % 2 == 0 ? "0" : "1000000000").forEach(config::option);
                 sets.add(ConflictSet.open(config.build()));
             }

@@ -108,7 +108,8 @@ class TreeEngineDifferentialTest {
                     .option("writeWays", Integer.toString(new int[] {0, 3, 16}[(int) (seed % 3)]));
             if (readPath.equals("partitioned")) {
                 b.option("threads", Integer.toString(new int[] {1, 2, 4}[(int) (seed % 3)]))
-                        .option("partitionFromWrites", "1").option("writesPerPartition", "1").option("readsPerSlice", "1");
+                        .option("partitionFromWrites", "1").option("writesPerPartition", "1").option("readsPerSlice", "1")
+                        .option("endpointsPerSlice", "2");
             }
             run(seed, b.build(), batches, maxShortLen, longKeys, window, beforeBatch, afterBatch);
         }
