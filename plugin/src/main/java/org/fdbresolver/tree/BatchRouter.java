@@ -69,17 +69,22 @@ final class BatchRouter {
     }
 
     /**
-     * Like {@link #route} for every key, and raises the maximum version of every inner slot a key passes
-     * through to at least {@code version}: a batch's writes at {@code version} will land below those slots
-     * (maxima are upper bounds, so raising them before the entries arrive is safe).
+     * Like {@link #route} for keys {@code [from, to)}, and raises the maximum version of every inner slot a key
+     * passes through to at least {@code version}: a batch's writes at {@code version} will land below those slots
+     * (maxima are upper bounds, so raising them before the entries arrive is safe). Several routers may route
+     * slices of the same keys at once: a slot they share is raised to the same value by each.
      */
-    void routeRaising(long[] kp, byte[] keys, int[] off, int[] len, int n, int[] leafOut, int[] parentOut,
+    void routeRaising(long[] kp, byte[] keys, int[] off, int[] len, int from, int to, int[] leafOut, int[] parentOut,
                       int[] slotOut, int version) {
+        start(kp, keys, off, len, leafOut, parentOut, slotOut, false);
         raiseTo = version;
         try {
-            route(kp, keys, off, len, n, 1, leafOut, parentOut, slotOut);
+            if (to > from) {
+                routeNode(store.root, store.height, from, to);
+            }
         } finally {
             raiseTo = NodeStore.GAP;
+            this.keys = null;
         }
     }
 

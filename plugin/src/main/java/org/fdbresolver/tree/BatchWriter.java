@@ -109,23 +109,32 @@ final class BatchWriter {
         int m = w.count();
         ensureEndpoints(m);
         byte[] keys = w.keys();
-        encode(w, 0);
         long[] ek = endpointKey;
         int[] eo = endpointOff;
         int[] el = endpointLen;
-        long keyBytes = 0;
-        for (int x = 0; x < m; x++) {
-            keyBytesBefore[x] = keyBytes;
-            keyBytes += newKeyBytes(keys, w.beginOffset(x), w.beginLength(x), w.endOffset(x), w.endLength(x));
-        }
-        keyBytesBefore[m] = keyBytes;
         plannedWrites = m;
         partitionPlan = partitioned != null && m >= partitionFromWrites && s.height > 0;
         plannedVersion = v;
         budgetStepsAtPlan = budget.evictions() + budget.forgottenBatches();
         if (partitionPlan) {
-            router.routeRaising(ek, keys, eo, el, 2 * m, endpointLeaf, endpointParent, endpointSlot, v);
+            // Encoded, key bytes counted and routed in slices across the threads.
+            admit(w);
+            partitioned.encodeAndRoute(w, ek, eo, el, keyBytesBefore, endpointLeaf, endpointParent, endpointSlot, v);
+            encodedEpoch = layout.epoch();
         } else {
+            encode(w, 0);
+            for (int x = 0; x < m; x++) {
+                keyBytesBefore[x] = newKeyBytes(keys, w.beginOffset(x), w.beginLength(x), w.endOffset(x), w.endLength(x));
+            }
+        }
+        long keyBytes = 0;
+        for (int x = 0; x < m; x++) {
+            long b = keyBytesBefore[x];
+            keyBytesBefore[x] = keyBytes;
+            keyBytes += b;
+        }
+        keyBytesBefore[m] = keyBytes;
+        if (!partitionPlan) {
             // The begins only (endpoints 2i, stride 2): a write's end lands in its begin's leaf but for the few
             // that reach past it, and the estimate counts both of its entries in the begin's leaf.
             router.route(ek, keys, eo, el, 2 * m, 2, endpointLeaf, s.height > 0 ? endpointParent : null, endpointSlot);
@@ -145,6 +154,16 @@ final class BatchWriter {
         }
         plannedLeaves = leaves;
         plannedKeyBytes = keyBytes + (maxKeyLengthSeen > KeyRefs.INLINE_BYTES ? leaves * KeyArena.chunkBytes(maxKeyLengthSeen) : 0);
+    }
+
+    /** Admits every endpoint of {@code w} to the shared prefix (which may shorten it, re-encoding the tree). */
+    private void admit(CombinedWrites w) {
+        KeyLayout kl = layout;
+        byte[] keys = w.keys();
+        for (int x = 0, m = w.count(); x < m; x++) {
+            kl.admit(keys, w.beginOffset(x), w.beginLength(x));
+            kl.admit(keys, w.endOffset(x), w.endLength(x));
+        }
     }
 
     /**
@@ -192,7 +211,7 @@ final class BatchWriter {
     }
 
     /** Key-block bytes new entries for {@code [b, e)} take at most (k shares the chunk of k\0). */
-    private static long newKeyBytes(byte[] keys, int bOff, int bLen, int eOff, int eLen) {
+    static long newKeyBytes(byte[] keys, int bOff, int bLen, int eOff, int eLen) {
         boolean eInline = KeyRefs.fitsInline(keys, eOff, eLen);
         long bytes = eInline ? 0 : KeyArena.chunkBytes(eLen);
         boolean pointShare = !eInline && eLen == bLen + 1 && keys[eOff + bLen] == 0
@@ -310,7 +329,7 @@ final class BatchWriter {
             if (store.height == 0) {
                 return false;
             }
-            router.routeRaising(endpointKey, w.keys(), endpointOff, endpointLen, 2 * m, endpointLeaf, endpointParent,
+            router.routeRaising(endpointKey, w.keys(), endpointOff, endpointLen, 0, 2 * m, endpointLeaf, endpointParent,
                     endpointSlot, v);
         }
         return partitioned.apply(w, v, endpointKey, endpointOff, endpointLen, endpointLeaf, endpointParent, endpointSlot,

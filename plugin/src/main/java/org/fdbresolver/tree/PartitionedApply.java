@@ -38,7 +38,15 @@ final class PartitionedApply implements BatchWorkers.Task {
     /** Fewest writes a partition gets when the writes are spread over threads. */
     private final int writesPerPart;
     private final PartitionWriter[] parts;
+    /** One router per slice of the plan's routing. */
+    private final BatchRouter[] routers;
     private final byte[] scratch;
+    /** What {@link #run} does: apply the partitions, or encode and route a slice of the plan. */
+    private boolean routing;
+    private CombinedWrites routed;
+    private long[] routeNewKeyBytes;
+    private int routeVersion;
+    private int routeSlices;
 
     // ---- the batch, shared read-only with the partitions (begin 2i, end 2i + 1) ----
     byte[] keys;
@@ -73,8 +81,10 @@ final class PartitionedApply implements BatchWorkers.Task {
         this.writesPerPart = writesPerPart;
         int n = workers == null ? 1 : PARTS_PER_THREAD * workers.threads();
         this.parts = new PartitionWriter[n];
+        this.routers = new BatchRouter[n];
         for (int i = 0; i < n; i++) {
             parts[i] = new PartitionWriter(store, layout, search, versions, this, maxKeyBytes, ways);
+            routers[i] = new BatchRouter(store, layout);
         }
         this.scratch = new byte[maxKeyBytes + 1];
     }
@@ -160,7 +170,74 @@ final class PartitionedApply implements BatchWorkers.Task {
 
     @Override
     public void run(int part) {
-        parts[part].run();
+        if (routing) {
+            routeSlice(part);
+        } else {
+            parts[part].run();
+        }
+    }
+
+    /**
+     * The plan of a batch for the partitions, in slices across the threads: every endpoint's inline long (the
+     * shared prefix has admitted them all), each write's new-key bytes, and every endpoint routed to its leaf with
+     * the maxima on the way raised to relative version {@code v}. Routing reads the tree only; a slot that two
+     * slices pass through is raised to the same value by both.
+     */
+    void encodeAndRoute(CombinedWrites w, long[] key, int[] off, int[] len, long[] newKeyBytes, int[] leaf, int[] parent,
+                        int[] slot, int v) {
+        int m = w.count();
+        this.routed = w;
+        this.keys = w.keys();
+        this.endpointKey = key;
+        this.endpointOff = off;
+        this.endpointLen = len;
+        this.endpointLeaf = leaf;
+        this.endpointParent = parent;
+        this.endpointSlot = slot;
+        this.routeNewKeyBytes = newKeyBytes;
+        this.routeVersion = v;
+        this.routeSlices = workers == null ? 1 : (int) Math.max(1, Math.min(routers.length, m / writesPerPart));
+        this.writeCount = m;
+        routing = true;
+        try {
+            if (workers != null && routeSlices > 1) {
+                workers.run(this, routeSlices);
+            } else {
+                for (int p = 0; p < routeSlices; p++) {
+                    routeSlice(p);
+                }
+            }
+        } finally {
+            routing = false;
+            routed = null;
+            this.keys = null;
+        }
+    }
+
+    private void routeSlice(int p) {
+        CombinedWrites w = routed;
+        int m = writeCount;
+        int from = (int) ((long) m * p / routeSlices);
+        int to = (int) ((long) m * (p + 1) / routeSlices);
+        KeyLayout kl = layout;
+        byte[] k = keys;
+        long[] ek = endpointKey;
+        int[] eo = endpointOff;
+        int[] el = endpointLen;
+        for (int x = from; x < to; x++) {
+            int bOff = w.beginOffset(x);
+            int bLen = w.beginLength(x);
+            int eOff = w.endOffset(x);
+            int eLen = w.endLength(x);
+            ek[2 * x] = kl.inlineOf(k, bOff, bLen);
+            eo[2 * x] = bOff;
+            el[2 * x] = bLen;
+            ek[2 * x + 1] = kl.inlineOf(k, eOff, eLen);
+            eo[2 * x + 1] = eOff;
+            el[2 * x + 1] = eLen;
+            routeNewKeyBytes[x] = BatchWriter.newKeyBytes(k, bOff, bLen, eOff, eLen);
+        }
+        routers[p].routeRaising(ek, k, eo, el, 2 * from, 2 * to, endpointLeaf, endpointParent, endpointSlot, routeVersion);
     }
 
     /** The chunk (or inline reference) of every write's begin and end, as the single-threaded writer would store them. */
