@@ -64,6 +64,8 @@ public final class HistoryTree implements History {
     private SingleReadPath[] sliceSingle;
     private BatchedReadPath[] sliceBatched;
     private final ReadSlices readSlices = new ReadSlices();
+    /** Reclamation by whole leaf parents (null: the sweeper alone); made by {@link #usePartitions}. */
+    private ParentSweep parentSweep;
 
     public HistoryTree(int nodeBytes, int keyBlockBytes, long budgetBytes, int maxKeyBytes) {
         this(nodeBytes, keyBlockBytes, budgetBytes, maxKeyBytes, ReadPath.BATCHED, BatchedReadPath.DEFAULT_WAYS, true,
@@ -149,6 +151,7 @@ public final class HistoryTree implements History {
         PartitionedApply partitioned = new PartitionedApply(store, layout, search, versions, budget, workers,
                 writesPerPartition, maxKeyBytes, writeWays);
         batchWriter.usePartitions(partitioned, fromWrites);
+        parentSweep = new ParentSweep(store, layout, search, versions, reclaimer, workers);
     }
 
     // ---- accounting ----
@@ -336,7 +339,8 @@ public final class HistoryTree implements History {
 
     /** Batches cut into several partitions, splits installed after the phase, siblings that took entries (tests). */
     long[] partitionCounters() {
-        return batchWriter.partitionCounters();
+        long[] c = batchWriter.partitionCounters();
+        return c == null ? null : new long[] {c[0], c[1], c[2], parentSweep.sweeps};
     }
 
     /** Batches whose writes did not fit even into an empty history (all history was forgotten). */
@@ -349,7 +353,11 @@ public final class HistoryTree implements History {
     @Override
     public void removeBefore(long oldestVersion, int mergedRanges) {
         versions.retain(oldestVersion);
-        reclaimer.sweep(2L * store.leafCap + 8L * mergedRanges);
+        long work = 2L * store.leafCap + 8L * mergedRanges;
+        // Two leaf parents' worth or more: whole parents, at once on the threads (the same tree for any count).
+        if (parentSweep == null || !parentSweep.sweep(work)) {
+            reclaimer.sweep(work);
+        }
     }
 
     @Override

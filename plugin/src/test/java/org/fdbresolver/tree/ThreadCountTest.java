@@ -146,9 +146,10 @@ class ThreadCountTest {
                 String who = "seed " + seed + " " + keys + ", threads " + threadCounts[e];
                 assertTrue(c[0] > wanted / 2, who + ": only " + c[0] + " batches were cut into several partitions");
                 assertTrue(c[1] > 0, who + ": no split was installed after a phase");
+                assertTrue(c[3] > 0, who + ": no sweep went by leaf parents");
                 if (Boolean.getBoolean("tree.verbose")) {
                     System.out.println(who + ": " + c[0] + " batches in several partitions, " + c[1] + " splits installed, "
-                            + c[2] + " siblings took entries; " + one.partitionedBatches() + " of " + batches
+                            + c[2] + " siblings took entries, " + c[3] + " sweeps by parents; " + one.partitionedBatches() + " of " + batches
                             + " batches by partitions; height " + one.height() + ", leaves " + one.leavesInUse()
                             + ", evictions " + one.evictions());
                 }
