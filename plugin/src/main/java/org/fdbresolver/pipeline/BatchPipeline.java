@@ -71,6 +71,7 @@ public final class BatchPipeline {
     /** A batch with at least twice this many endpoints is sorted in slices across the threads. */
     private int endpointsPerSlice = Integer.MAX_VALUE;
     private final SortSlices sortSlices = new SortSlices();
+    private final CombineSlices combineSlices = new CombineSlices();
 
     /** A pipeline without an uncertain-write history (it assumes the budget never binds). */
     public BatchPipeline(History history) {
@@ -491,6 +492,74 @@ public final class BatchPipeline {
         }
     }
 
+    /**
+     * Combining across threads: the set's bits cut into slices, each counting, then writing, the runs that begin in
+     * it (a run that began in the slice before is that slice's, even when it ends in this one).
+     */
+    private final class CombineSlices implements BatchWorkers.Task {
+        private MiniConflictSet set;
+        private int bits;
+        private int parts;
+        private CombinedWrites out;
+        private boolean fill;
+        private int[] base = new int[8];
+        private int[] longest = new int[8];
+
+        void combine(MiniConflictSet set, int bits, byte[] keys, CombinedWrites out, int parts) {
+            this.set = set;
+            this.bits = bits;
+            this.out = out;
+            this.parts = parts;
+            if (base.length < parts) {
+                base = new int[Math.max(parts, base.length * 2)];
+                longest = new int[base.length];
+            }
+            fill = false;
+            workers.run(this, parts);
+            int total = 0;
+            for (int p = 0; p < parts; p++) {
+                int c = base[p];
+                base[p] = total;
+                total += c;
+            }
+            out.reset(keys);
+            out.resize(total);
+            fill = true;
+            workers.run(this, parts);
+            for (int p = 0; p < parts; p++) {
+                out.noteKeyLength(longest[p]);
+            }
+            this.set = null;
+        }
+
+        @Override
+        public void run(int p) {
+            MiniConflictSet s = set;
+            int from = (int) ((long) bits * p / parts);
+            int to = (int) ((long) bits * (p + 1) / parts);
+            int x = from > 0 && s.get(from - 1) ? s.nextClear(from) : from;
+            int at = fill ? base[p] : 0;
+            int first = at;
+            int longestKey = 0;
+            for (x = s.nextSet(x); x < to; x = s.nextSet(x)) {
+                int end = s.nextClear(x);
+                if (fill) {
+                    int bLen = sorter.keyLength(x);
+                    int eLen = sorter.keyLength(end);
+                    out.set(at, sorter.keyOffset(x), bLen, sorter.keyOffset(end), eLen);
+                    longestKey = Math.max(longestKey, Math.max(bLen, eLen));
+                }
+                at++;
+                x = end;
+            }
+            if (fill) {
+                longest[p] = longestKey;
+            } else {
+                base[p] = at - first;
+            }
+        }
+    }
+
     /** Whether a read of transaction {@code t} overlaps an uncertain write of an earlier batch newer than its snapshot. */
     private boolean readsUncertain(ConflictBatch batch, int t, long snapshot) {
         byte[] keys = batch.keys();
@@ -505,6 +574,11 @@ public final class BatchPipeline {
 
     /** The runs of {@code set} as sorted, disjoint ranges into {@code out}. */
     private void combine(MiniConflictSet set, int bits, byte[] keys, CombinedWrites out) {
+        if (workers != null && bits >= 2L * endpointsPerSlice) {
+            combineSlices.combine(set, bits, keys, out, (int) Math.min(BatchWorkers.MAX_PARTS_PER_THREAD * workers.threads(),
+                    bits / endpointsPerSlice));
+            return;
+        }
         out.reset(keys);
         for (int from = set.nextSet(0); from < bits; ) {
             int to = set.nextClear(from);

@@ -50,7 +50,7 @@ public abstract class KeyRanges {
         count = n;
     }
 
-    /** Range {@code i}'s keys (after {@link #resize}). */
+    /** Range {@code i}'s keys (after {@link #resize}; several threads may fill different ranges at once). */
     final void set(int i, int bOff, int bLen, int eOff, int eLen) {
         beginOffset[i] = bOff;
         beginLength[i] = bLen;

@@ -67,6 +67,16 @@ final class KeyArena {
 
     /** Copies {@code len} key bytes into a new chunk with one reference; returns its unit address. */
     int allocate(byte[] src, int off, int len) {
+        int unit = reserve(len);
+        fill(unit, src, off, len, 1);
+        return unit;
+    }
+
+    /**
+     * Takes a chunk for a key of {@code len} bytes (counted as in use from now on) without writing it: {@link #fill}
+     * writes it later, possibly on another thread, before anything reads it.
+     */
+    int reserve(int len) {
         int size = chunkBytes(len);
         int cls = size >>> 3;
         long at;
@@ -82,12 +92,17 @@ final class KeyArena {
             at = bump;
             bump += size;
         }
-        byte[] b = blocks[(int) (at >>> blockShift)];
-        int o = (int) (at & (blockBytes - 1));
-        writeHeader(b, o, 1, len);
-        System.arraycopy(src, off, b, o + HEADER, len);
         bytesInUse += size;
         return (int) (at >>> 3);
+    }
+
+    /** Writes a {@link #reserve}d chunk: {@code refs} references, the key's {@code len} bytes. */
+    void fill(int unit, byte[] src, int off, int len, int refs) {
+        long at = (long) unit << 3;
+        byte[] b = blocks[(int) (at >>> blockShift)];
+        int o = (int) (at & (blockBytes - 1));
+        writeHeader(b, o, refs, len);
+        System.arraycopy(src, off, b, o + HEADER, len);
     }
 
     private void newBlock() {

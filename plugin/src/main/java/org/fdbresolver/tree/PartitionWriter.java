@@ -160,6 +160,7 @@ final class PartitionWriter {
 
     /** Applies the partition's writes, in key order (see the class comment). */
     void run() {
+        batch.fillKeys(from, to);
         int[] leafOf = batch.endpointLeaf;
         int m = to;
         int prefetched = from;

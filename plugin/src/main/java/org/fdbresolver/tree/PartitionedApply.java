@@ -63,6 +63,10 @@ final class PartitionedApply implements BatchWorkers.Task {
     /** Whether the partitions used them (written by the partition of the write only). */
     boolean[] beginUsed = new boolean[64];
     boolean[] endUsed = new boolean[64];
+    /** Whether a write's begin shares its end's chunk (a point write). */
+    private boolean[] pointShare = new boolean[64];
+    /** The writes being applied (during {@link #apply}). */
+    private CombinedWrites applying;
     private int[] partStart = new int[65];
     private int partCount;
     /** What the phases did, for tests: batches cut into more than one partition, splits installed, siblings updated. */
@@ -133,6 +137,7 @@ final class PartitionedApply implements BatchWorkers.Task {
             return false;
         }
         this.keys = w.keys();
+        this.applying = w;
         this.writeCount = m;
         this.endpointKey = key;
         this.endpointOff = off;
@@ -165,6 +170,7 @@ final class PartitionedApply implements BatchWorkers.Task {
         }
         publish();
         this.keys = null;
+        this.applying = null;
         return true;
     }
 
@@ -240,7 +246,11 @@ final class PartitionedApply implements BatchWorkers.Task {
         routers[p].routeRaising(ek, k, eo, el, 2 * from, 2 * to, endpointLeaf, endpointParent, endpointSlot, routeVersion);
     }
 
-    /** The chunk (or inline reference) of every write's begin and end, as the single-threaded writer would store them. */
+    /**
+     * The chunk (or inline reference) of every write's begin and end, as the single-threaded writer would store
+     * them, taken from the arena in key order (so the arena ends the same whatever the threads); the partitions
+     * write their own writes' chunks ({@link #fillKeys}) before they use them.
+     */
     private void makeKeys(CombinedWrites w) {
         int m = w.count();
         if (beginRef.length < m) {
@@ -249,27 +259,47 @@ final class PartitionedApply implements BatchWorkers.Task {
             endRef = new int[n];
             beginUsed = new boolean[n];
             endUsed = new boolean[n];
+            pointShare = new boolean[n];
         }
-        KeyLayout kl = layout;
+        KeyArena arena = store.arena;
         byte[] k = w.keys();
         for (int x = 0; x < m; x++) {
             int bOff = w.beginOffset(x);
             int bLen = w.beginLength(x);
             int eOff = w.endOffset(x);
             int eLen = w.endLength(x);
-            int eRef = kl.storeKey(k, eOff, eLen);
+            int eRef = KeyRefs.fitsInline(k, eOff, eLen) ? KeyRefs.inline(eLen) : KeyRefs.arenaRef(arena.reserve(eLen), false);
             int bRef;
             // A point write [k, k\0) stores k\0 once; k is its chunk without the last byte.
-            if (eRef >= 0 && eLen == bLen + 1 && k[eOff + bLen] == 0 && Arrays.equals(k, bOff, bOff + bLen, k, eOff, eOff + bLen)) {
-                store.arena.retain(eRef >>> 1);
+            boolean share = eRef >= 0 && eLen == bLen + 1 && k[eOff + bLen] == 0
+                    && Arrays.equals(k, bOff, bOff + bLen, k, eOff, eOff + bLen);
+            if (share) {
                 bRef = eRef | 1;
             } else {
-                bRef = kl.storeKey(k, bOff, bLen);
+                bRef = KeyRefs.fitsInline(k, bOff, bLen) ? KeyRefs.inline(bLen) : KeyRefs.arenaRef(arena.reserve(bLen), false);
             }
             beginRef[x] = bRef;
             endRef[x] = eRef;
+            pointShare[x] = share;
             beginUsed[x] = false;
             endUsed[x] = false;
+        }
+    }
+
+    /** Writes the chunks {@link #makeKeys} took for writes {@code [from, to)} (by the partition that holds them). */
+    void fillKeys(int from, int to) {
+        CombinedWrites w = applying;
+        KeyArena arena = store.arena;
+        byte[] k = keys;
+        for (int x = from; x < to; x++) {
+            int eRef = endRef[x];
+            if (eRef >= 0) {
+                arena.fill(eRef >>> 1, k, w.endOffset(x), w.endLength(x), pointShare[x] ? 2 : 1);
+            }
+            int bRef = beginRef[x];
+            if (bRef >= 0 && !pointShare[x]) {
+                arena.fill(bRef >>> 1, k, w.beginOffset(x), w.beginLength(x), 1);
+            }
         }
     }
 
