@@ -167,12 +167,26 @@ public final class BatchWorkers implements AutoCloseable {
         }
     }
 
-    /** Stops the workers (they are daemons: a conflict set never closed does not keep the JVM alive). */
+    /**
+     * Stops the workers and waits (briefly) for them to end. They are daemons: a conflict set never closed does not
+     * keep the JVM alive.
+     */
     @Override
     public void close() {
         closed = true;
         for (Thread t : workers) {
             LockSupport.unpark(t);
+        }
+        boolean interrupted = false;
+        for (Thread t : workers) {
+            try {
+                t.join(1000);
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
     }
 }

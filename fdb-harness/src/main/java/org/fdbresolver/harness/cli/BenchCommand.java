@@ -49,7 +49,7 @@ final class BenchCommand extends Subcommand {
                   seconds (timed part), transactions/sec,
                   phase-sort, phase-checkRead, phase-checkIntraBatch, phase-combine, phase-mergeWrite,
                   phase-removeBefore (each 'S s (P%)' of the timed seconds; 0 for an engine without phase timers),
-                  allocated-bytes-per-batch (this thread, timed part), gc-count and gc-seconds (timed part),
+                  allocated-bytes-per-batch (this thread and the engine's workers, timed part), gc-count and gc-seconds (timed part),
                   history-bytes, retained-version (after the last batch),
                   decision-hash, conflicting-keys-hash (of every batch, warm-up included)
                 """;

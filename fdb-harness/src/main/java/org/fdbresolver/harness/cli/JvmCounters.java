@@ -5,8 +5,9 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 
 /**
- * What the JVM did during a timed section: bytes this thread allocated (an engine's steady state should
- * allocate nothing) and garbage collections. Read before and after, never inside the timed loop.
+ * What the JVM did during a timed section: bytes this thread and the engine's worker threads allocated (an
+ * engine's steady state should allocate nothing) and garbage collections. Read before and after, never inside the
+ * timed loop.
  */
 final class JvmCounters {
     private long allocatedAtStart;
@@ -29,7 +30,7 @@ final class JvmCounters {
         gcMillis = totalGcMillis() - gcMillisAtStart;
     }
 
-    /** Bytes allocated by this thread between start and stop, or -1 when the JVM cannot tell. */
+    /** Bytes this thread and the engine's workers allocated between start and stop, or -1 when the JVM cannot tell. */
     long allocatedBytes() {
         return allocated;
     }
@@ -42,10 +43,24 @@ final class JvmCounters {
         return gcMillis;
     }
 
+    /** Name prefix of the engines' worker threads ({@code org.fdbresolver.pipeline.BatchWorkers}). */
+    private static final String WORKER_PREFIX = "fdbresolver-";
+
+    /**
+     * This thread's allocated bytes plus the engine's worker threads' (made at open, alive as long as the engine),
+     * so that a difference over the timed part is what resolving allocated, on every thread it used.
+     */
     private static long threadAllocatedBytes() {
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         if (threads instanceof com.sun.management.ThreadMXBean hotspot && hotspot.isThreadAllocatedMemorySupported()) {
-            return hotspot.getCurrentThreadAllocatedBytes();
+            long sum = hotspot.getCurrentThreadAllocatedBytes();
+            long self = Thread.currentThread().threadId();
+            for (var info : hotspot.getThreadInfo(hotspot.getAllThreadIds())) {
+                if (info != null && info.getThreadId() != self && info.getThreadName().startsWith(WORKER_PREFIX)) {
+                    sum += Math.max(0, hotspot.getThreadAllocatedBytes(info.getThreadId()));
+                }
+            }
+            return sum;
         }
         return -1;
     }
