@@ -178,6 +178,8 @@ final class NodeStore {
         long last = Math.min((long) maxLeaves, leafHighWater + extra) - 1;
         int chunks = (int) (last >>> CHUNK_SHIFT) + 1;
         if (chunks > lKey.length) {
+            // Geometrically, so that a growing tree does not copy the tables every few batches.
+            chunks = (int) Math.min(Math.max(chunks, 2L * lKey.length), ((long) maxLeaves + CHUNK_NODES - 1) >>> CHUNK_SHIFT);
             lKey = Arrays.copyOf(lKey, chunks);
             lVer = Arrays.copyOf(lVer, chunks);
             lRef = Arrays.copyOf(lRef, chunks);
