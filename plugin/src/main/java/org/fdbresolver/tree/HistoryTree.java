@@ -354,9 +354,11 @@ public final class HistoryTree implements History {
     public void removeBefore(long oldestVersion, int mergedRanges) {
         versions.retain(oldestVersion);
         long work = 2L * store.leafCap + 8L * mergedRanges;
-        // Two leaf parents' worth or more: whole parents, at once on the threads (the same tree for any count).
-        if (parentSweep == null || !parentSweep.sweep(work)) {
-            reclaimer.sweep(work);
+        // Two leaf parents' worth or more: whole parents first, at once on the threads (the same tree for any
+        // count); the sweeper does the rest, or all of it.
+        long rest = parentSweep == null ? -1 : parentSweep.sweep(work);
+        if (rest != 0) {
+            reclaimer.sweep(rest < 0 ? work : rest);
         }
     }
 

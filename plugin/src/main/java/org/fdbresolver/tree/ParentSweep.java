@@ -14,9 +14,10 @@ import org.fdbresolver.pipeline.BatchWorkers;
 
 /**
  * Reclamation by whole leaf parents, several at once ({@link Reclaimer} does the same work one leaf at a time).
- * A batch's share of the sweep is the parents after the cursor that hold about the work's worth of leaves (each
- * counted as half a leaf of entries); when that is at least two parents, they are cut into groups that threads
- * sweep at once. Within a parent the sweep is the sweeper's own: expired entries become gaps, an entry with its
+ * A batch's share of the sweep starts with the whole parents after the cursor whose leaves fit into the work (the
+ * sweeper's measure: entries plus one per leaf); when that is at least two parents, they are cut into groups that
+ * threads sweep at once, and the sweeper goes on from the next parent with the work left (counted as it counts:
+ * after compaction), so the pace is the sweeper's. Within a parent the sweep is the sweeper's own: expired entries become gaps, an entry with its
  * predecessor's version goes, an empty leaf goes, a leaf that fits into its left sibling is merged into it. Only
  * the parent's own slots change; what crosses parents is taken before (the version of the last entry before each
  * parent, which compaction never changes) or done after, in key order, by one thread: unlinking and freeing the
@@ -56,17 +57,19 @@ final class ParentSweep implements BatchWorkers.Task {
     }
 
     /**
-     * Sweeps about {@code work} entries' worth of whole parents from the cursor on; false, having changed nothing,
-     * when that is less than two parents or the tree has no level above the parents (the sweeper then does it).
+     * Sweeps the whole parents from the cursor that fit into {@code work} (the sweeper's measure: entries plus one
+     * per leaf, before compaction) and returns the work left, counted as the sweeper counts (after compaction),
+     * for the sweeper to go on with from the new cursor; or -1, having changed nothing, when that is fewer than two
+     * parents or the tree has no level above the parents (the sweeper then does it all).
      */
-    boolean sweep(long work) {
+    long sweep(long work) {
         NodeStore s = store;
         if (s.height < 2) {
-            return false;
+            return -1;
         }
         collect(work);
         if (parents < 2) {
-            return false;
+            return -1;
         }
         for (int i = 0; i < parents; i++) {
             int first = s.child(parent[i], 0);
@@ -95,9 +98,13 @@ final class ParentSweep implements BatchWorkers.Task {
                 run(g);
             }
         }
+        long done = 0;
+        for (int g = 0; g < groups; g++) {
+            done += group[g].work;
+        }
         finish();
         sweeps++;
-        return true;
+        return reachedEnd ? 0 : Math.max(0, work - done);
     }
 
     /** Sweeps done by parents (tests). */
@@ -119,8 +126,8 @@ final class ParentSweep implements BatchWorkers.Task {
     }
 
     /**
-     * The parents from the one holding the cursor on (from the first when there is no cursor), until their leaves,
-     * each counted as half a leaf of entries plus one, reach {@code work}, or the tree ends.
+     * The parents from the one holding the cursor on (from the first when there is no cursor) as long as their
+     * leaves' entries (plus one per leaf) stay within {@code work}, or until the tree ends.
      */
     private void collect(long work) {
         NodeStore s = store;
@@ -140,11 +147,11 @@ final class ParentSweep implements BatchWorkers.Task {
         }
         parents = 0;
         reachedEnd = false;
-        long perLeaf = s.leafCap / 2 + 1;
         long done = 0;
-        while (true) {
+        long next = entriesBelow(node);
+        while (done + next <= work) {
             add(node, pathNode, height);
-            done += (long) s.innerCount(node) * perLeaf;
+            done += next;
             // The next parent: up while the level's node has no slot after the path's, then down its first slots.
             int level = 2;
             while (level <= height && pathIdx[level] + 1 >= s.innerCount(pathNode[level])) {
@@ -161,11 +168,19 @@ final class ParentSweep implements BatchWorkers.Task {
                 pathIdx[l] = 0;
                 node = s.child(node, 0);
             }
-            if (done >= work) {
-                nextParent = node;
-                return;
-            }
+            next = entriesBelow(node);
         }
+        nextParent = node;
+    }
+
+    /** The sweeper's measure of a parent's work: its leaves' entries, plus one per leaf. */
+    private long entriesBelow(int p) {
+        NodeStore s = store;
+        long n = 0;
+        for (int i = 0, c = s.innerCount(p); i < c; i++) {
+            n += s.leafCount(s.child(p, i)) + 1;
+        }
+        return n;
     }
 
     /** The parent after the last one collected (when the tree did not end first). */
@@ -306,12 +321,15 @@ final class ParentSweep implements BatchWorkers.Task {
     private final class Group {
         boolean known;
         int prev;
+        /** The sweeper's measure of what this group swept: entries left after compaction, plus one per leaf. */
+        long work;
         int gone;
         int[] goneLeaf = new int[16];
         int releases;
         int[] released = new int[64];
 
         void reset() {
+            work = 0;
             gone = 0;
             releases = 0;
         }
@@ -326,6 +344,7 @@ final class ParentSweep implements BatchWorkers.Task {
             while (i < s.iCount[c][h & CHUNK_MASK]) {
                 int child = s.iChild[c][base + i];
                 int n = compactLeaf(child);
+                work += n + 1;
                 s.iMax[c][base + i] = s.leafMax(child);
                 if (n == 0) {
                     leafGone(child);

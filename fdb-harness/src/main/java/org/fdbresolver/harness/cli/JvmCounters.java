@@ -12,12 +12,15 @@ import java.lang.management.ThreadMXBean;
 final class JvmCounters {
     private long allocatedAtStart;
     private long allocated = -1;
+    private long cpuAtStart;
+    private long cpu = -1;
     private long gcCountAtStart;
     private long gcMillisAtStart;
     private long gcCount;
     private long gcMillis;
 
     void start() {
+        cpuAtStart = threadCpuNanos();
         allocatedAtStart = threadAllocatedBytes();
         gcCountAtStart = totalGcCount();
         gcMillisAtStart = totalGcMillis();
@@ -25,7 +28,9 @@ final class JvmCounters {
 
     void stop() {
         long now = threadAllocatedBytes();
+        long cpuNow = threadCpuNanos();
         allocated = now < 0 || allocatedAtStart < 0 ? -1 : now - allocatedAtStart;
+        cpu = cpuNow < 0 || cpuAtStart < 0 ? -1 : cpuNow - cpuAtStart;
         gcCount = totalGcCount() - gcCountAtStart;
         gcMillis = totalGcMillis() - gcMillisAtStart;
     }
@@ -35,12 +40,36 @@ final class JvmCounters {
         return allocated;
     }
 
+    /**
+     * CPU nanoseconds this thread and the engine's workers used between start and stop, or -1: on a machine whose
+     * cores are shared, the time the engine computed, whatever else ran (a worker spinning between phases counts).
+     */
+    long cpuNanos() {
+        return cpu;
+    }
+
     long gcCount() {
         return gcCount;
     }
 
     long gcMillis() {
         return gcMillis;
+    }
+
+    /** This thread's CPU time plus the engine's workers' (as for the allocation), or -1 when the JVM cannot tell. */
+    private static long threadCpuNanos() {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        if (!threads.isCurrentThreadCpuTimeSupported()) {
+            return -1;
+        }
+        long sum = threads.getCurrentThreadCpuTime();
+        long self = Thread.currentThread().threadId();
+        for (var info : threads.getThreadInfo(threads.getAllThreadIds())) {
+            if (info != null && info.getThreadId() != self && info.getThreadName().startsWith(WORKER_PREFIX)) {
+                sum += Math.max(0, threads.getThreadCpuTime(info.getThreadId()));
+            }
+        }
+        return sum;
     }
 
     /** Name prefix of the engines' worker threads ({@code org.fdbresolver.pipeline.BatchWorkers}). */
