@@ -65,6 +65,11 @@ final class PartitionedApply implements BatchWorkers.Task {
     boolean[] endUsed = new boolean[64];
     /** Whether a write's begin shares its end's chunk (a point write). */
     private boolean[] pointShare = new boolean[64];
+    /** Per write, found while routing: whether its end, its begin need a chunk, whether the begin shares the end's. */
+    private byte[] keyKind = new byte[64];
+    private static final int END_CHUNK = 1;
+    private static final int BEGIN_CHUNK = 2;
+    private static final int POINT_SHARE = 4;
     /** The writes being applied (during {@link #apply}). */
     private CombinedWrites applying;
     private int[] partStart = new int[65];
@@ -204,6 +209,9 @@ final class PartitionedApply implements BatchWorkers.Task {
         this.routeVersion = v;
         this.routeSlices = workers == null ? 1 : (int) Math.max(1, Math.min(routers.length, m / writesPerPart));
         this.writeCount = m;
+        if (keyKind.length < m) {
+            keyKind = new byte[Math.max(m, keyKind.length * 2)];
+        }
         routing = true;
         try {
             if (workers != null && routeSlices > 1) {
@@ -241,15 +249,21 @@ final class PartitionedApply implements BatchWorkers.Task {
             ek[2 * x + 1] = kl.inlineOf(k, eOff, eLen);
             eo[2 * x + 1] = eOff;
             el[2 * x + 1] = eLen;
-            routeNewKeyBytes[x] = BatchWriter.newKeyBytes(k, bOff, bLen, eOff, eLen);
+            // As BatchWriter.newKeyBytes: k\0 in a chunk of its own, k sharing it; any other long key in its own.
+            boolean eChunk = !KeyRefs.fitsInline(k, eOff, eLen);
+            boolean share = eChunk && eLen == bLen + 1 && k[eOff + bLen] == 0 && Arrays.equals(k, bOff, bOff + bLen, k, eOff, eOff + bLen);
+            boolean bChunk = !share && !KeyRefs.fitsInline(k, bOff, bLen);
+            keyKind[x] = (byte) ((eChunk ? END_CHUNK : 0) | (bChunk ? BEGIN_CHUNK : 0) | (share ? POINT_SHARE : 0));
+            routeNewKeyBytes[x] = (eChunk ? KeyArena.chunkBytes(eLen) : 0) + (bChunk ? KeyArena.chunkBytes(bLen) : 0);
         }
         routers[p].routeRaising(ek, k, eo, el, 2 * from, 2 * to, endpointLeaf, endpointParent, endpointSlot, routeVersion);
     }
 
     /**
      * The chunk (or inline reference) of every write's begin and end, as the single-threaded writer would store
-     * them, taken from the arena in key order (so the arena ends the same whatever the threads); the partitions
-     * write their own writes' chunks ({@link #fillKeys}) before they use them.
+     * them, taken from the arena in key order (so the arena ends the same whatever the threads): only the arena's
+     * part is here, which keys need a chunk was found while routing ({@link #keyKind}); the partitions write their
+     * own writes' chunks ({@link #fillKeys}) before they use them.
      */
     private void makeKeys(CombinedWrites w) {
         int m = w.count();
@@ -262,22 +276,13 @@ final class PartitionedApply implements BatchWorkers.Task {
             pointShare = new boolean[n];
         }
         KeyArena arena = store.arena;
-        byte[] k = w.keys();
+        byte[] kind = keyKind;
         for (int x = 0; x < m; x++) {
-            int bOff = w.beginOffset(x);
-            int bLen = w.beginLength(x);
-            int eOff = w.endOffset(x);
-            int eLen = w.endLength(x);
-            int eRef = KeyRefs.fitsInline(k, eOff, eLen) ? KeyRefs.inline(eLen) : KeyRefs.arenaRef(arena.reserve(eLen), false);
-            int bRef;
-            // A point write [k, k\0) stores k\0 once; k is its chunk without the last byte.
-            boolean share = eRef >= 0 && eLen == bLen + 1 && k[eOff + bLen] == 0
-                    && Arrays.equals(k, bOff, bOff + bLen, k, eOff, eOff + bLen);
-            if (share) {
-                bRef = eRef | 1;
-            } else {
-                bRef = KeyRefs.fitsInline(k, bOff, bLen) ? KeyRefs.inline(bLen) : KeyRefs.arenaRef(arena.reserve(bLen), false);
-            }
+            int k = kind[x];
+            int eRef = (k & END_CHUNK) != 0 ? KeyRefs.arenaRef(arena.reserve(w.endLength(x)), false) : KeyRefs.inline(w.endLength(x));
+            boolean share = (k & POINT_SHARE) != 0;
+            int bRef = share ? eRef | 1
+                    : (k & BEGIN_CHUNK) != 0 ? KeyRefs.arenaRef(arena.reserve(w.beginLength(x)), false) : KeyRefs.inline(w.beginLength(x));
             beginRef[x] = bRef;
             endRef[x] = eRef;
             pointShare[x] = share;
