@@ -344,8 +344,10 @@ final class EndpointSorter {
 
     // ---- one sort across threads ----
 
-    /** Top bits of the sort keys that scatter the endpoints into ranges. */
+    /** Most top bits of the sort keys that scatter the endpoints into ranges. */
     private static final int TOP_BITS = 11;
+    /** Top digits per range: enough to cut ranges of about equal size, few enough to count them quickly. */
+    private static final int DIGITS_PER_RANGE = 32;
     private static final int STAGE_COMMON = 0;
     private static final int STAGE_PREFIXES = 1;
     private static final int STAGE_KEYS = 2;
@@ -356,7 +358,9 @@ final class EndpointSorter {
 
     /**
      * {@link #sort()} across {@code workers}' threads in {@code parts} slices (of the ids) and ranges (of the sorted
-     * positions): the same order, ranks and common prefix as {@link #sort()}.
+     * positions): the same order, ranks and common prefix as {@link #sort()}. The top digit has about 32 values per
+     * range (at most 11 bits), so that the serial step between the passes, the scatter offsets of every digit in
+     * every slice, stays small.
      */
     void sortAcross(BatchWorkers workers, int parts) {
         across.sort(workers, Math.max(1, Math.min(parts, count / 64)));
@@ -437,7 +441,7 @@ final class EndpointSorter {
             if (byLength) {
                 bits += lenBits;
             }
-            int top = Math.min(bits, TOP_BITS);
+            int top = Math.min(bits, Math.min(TOP_BITS, 32 - Integer.numberOfLeadingZeros(parts * DIGITS_PER_RANGE - 1)));
             sortBits = bits;
             lowBits = bits - top;
             digits = 1 << top;
