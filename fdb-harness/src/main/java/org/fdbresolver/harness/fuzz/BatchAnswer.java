@@ -87,9 +87,13 @@ public final class BatchAnswer {
         return sb.append(']').toString();
     }
 
-    /** Transaction {@code t}'s decision and conflicting reads, as listings show them: {@code CONFLICT [0]}. */
+    /**
+     * Transaction {@code t}'s decision with its conflicting reads when it reported them, as listings show it:
+     * {@code COMMIT}, {@code CONFLICT}, {@code CONFLICT [0, 2]} (an engine that reports reads the other does not shows
+     * {@code CONFLICT []} against {@code CONFLICT}).
+     */
     String describe(int t) {
         Decision d = Decision.ofCode(decisions[t]);
-        return d == Decision.CONFLICT ? d + " " + readsText(t) : d.toString();
+        return entryOf(t) >= 0 ? d + " " + readsText(t) : d.toString();
     }
 }
