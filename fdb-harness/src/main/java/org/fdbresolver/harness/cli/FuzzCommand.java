@@ -217,6 +217,9 @@ final class FuzzCommand extends Subcommand {
             }
             comparator = fdbSkipList;
             whyNot = null;
+        } else if (System.getenv(FdbSkipListComparator.ENV) != null && System.getenv(FdbSkipListComparator.ENV).isBlank()) {
+            comparator = null;
+            whyNot = FdbSkipListComparator.ENV + " is set empty";
         } else {
             FdbSkipListComparator found = FdbSkipListComparator.find();
             comparator = found.path();

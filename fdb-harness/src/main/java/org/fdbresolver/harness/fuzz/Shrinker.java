@@ -181,7 +181,7 @@ final class Shrinker {
         return build(ddmin(units, build), build);
     }
 
-    /** Each key, longest first: first its shortest prefix that still differs, then ddmin over its remaining bytes. */
+    /** Each key, shortest first: first its shortest prefix that still differs, then ddmin over its remaining bytes. */
     private List<Batch> keys(List<Batch> trace) throws IOException {
         TreeSet<ByteString> distinct = new TreeSet<>(ByteString.unsignedLexicographicalComparator());
         forEachRange(trace, r -> {
@@ -189,7 +189,9 @@ final class Shrinker {
             distinct.add(r.getEnd());
         });
         List<ByteString> byLength = new ArrayList<>(distinct);
-        byLength.sort(Comparator.comparingInt(ByteString::size).reversed());
+        // Shortest first: a key's shorter form is carried into every key it begins (a point's end k "\x00" follows k),
+        // so those extensions are then shrunk from where their prefix left them.
+        byLength.sort(Comparator.comparingInt(ByteString::size));
         List<Batch> current = trace;
         Set<ByteString> done = new LinkedHashSet<>();
         for (ByteString original : byLength) {
