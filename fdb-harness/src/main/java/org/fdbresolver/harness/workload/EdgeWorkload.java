@@ -189,8 +189,8 @@ final class EdgeWorkload extends BatchStream {
                 return Long.MIN_VALUE;
             }
         }
-        long lag = rng.between(0, WINDOW + WINDOW / 2);
-        return version - lag; // below the oldest version about a third of the time
+        long lag = rng.between(0, WINDOW + WINDOW / 5);
+        return version - lag; // below the oldest version about a sixth of the time
     }
 
     private KeyRange range() {
@@ -298,6 +298,9 @@ final class EdgeWorkload extends BatchStream {
             long seed = o.seed(params, 1);
             Shape shape = Shape.of(o.choice(SHAPE, Shape.optionValues()));
             long batches = o.batches(params, shape == Shape.HUGE_BATCHES ? 4 : 200);
+            if (batches > 1L << 40) {
+                throw new IllegalArgumentException("workload edge: --batches " + batches + " is over 2^40: the versions would run out");
+            }
             double report = o.fraction(CommonOptions.REPORT_FRACTION);
             o.constant("window", WINDOW);
             return new EdgeWorkload(name(), seed, batches, o, shape, report);
