@@ -19,9 +19,10 @@
 // For the differential fuzzer (fdbresolver fuzz): --stream reads traces back to back from stdin as they
 // arrive, each trace a TraceHeader (which starts a new, empty conflict set) then its batches, and writes to
 // stdout, per trace, a decision file's DecisionHeader and then each batch's BatchDecisions (decisions and
-// conflicting reads) as soon as the batch is decided, flushed whenever it would wait for more input
+// conflicting reads), written as soon as the batch is decided, before the next batch is read
 // (docs/formats.md, "Streams"). Nothing is buffered beyond the batch being decided: one process serves a
-// whole fuzzing run, compared batch by batch.
+// whole fuzzing run, compared batch by batch, and its writer may keep a batch ahead without waiting longer
+// for an answer than the batch takes.
 //
 // Usage: fdbresolver-fdb-skiplist TRACE [--warmup N] [--window VERSIONS] [--max-history-every N]
 //        fdbresolver-fdb-skiplist --stream < traces > decisions
@@ -174,7 +175,7 @@ void decide(ConflictSet* cs,
 
 /**
  * stdout for --stream: decision-file messages (length-delimited protobuf, encoded by hand as
- * fdb-harness's DecisionWriter does) gathered in one buffer and written when the comparator would wait.
+ * fdb-harness's DecisionWriter does), each written with one write() once it is complete.
  */
 class DecisionOutput {
 public:
@@ -236,8 +237,6 @@ public:
 		buffer_.clear();
 	}
 
-	static void flushBeforeWait(void* output) { static_cast<DecisionOutput*>(output)->flush(); }
-
 private:
 	static size_t varintSize(uint64_t v) {
 		size_t n = 1;
@@ -288,7 +287,7 @@ void flushIfPossible(DecisionOutput& out) {
 /** --stream: traces from stdin, decisions to stdout, batch by batch (see the comment at the top). */
 int stream() {
 	DecisionOutput out;
-	replay::TraceStream in(0, "stdin", &DecisionOutput::flushBeforeWait, &out);
+	replay::TraceStream in(0, "stdin");
 	replay::Batch batch;
 	ConflictSet* cs = nullptr;
 	std::vector<int> commitList, tooOldList;
@@ -302,12 +301,16 @@ int stream() {
 					destroyConflictSet(cs);
 				cs = newConflictSet();
 				out.header();
+				out.flush();
 				continue;
 			}
 			LoadedBatch loaded;
 			convert(batch, &loaded, false);
 			decide(cs, loaded, commitList, tooOldList, decisions, conflicting);
 			out.batch(loaded.version, decisions, conflicting);
+			// Answered before the next batch is read: a writer that keeps one batch ahead gets this answer
+			// while the skip list decides the next one.
+			out.flush();
 		}
 		out.flush();
 	} catch (const replay::TraceError& e) {

@@ -311,8 +311,7 @@ bool TraceReader::next(Batch* batch) {
     return true;
 }
 
-TraceStream::TraceStream(int fd, std::string name, void (*beforeWait)(void*), void* context)
-    : fd_(fd), name_(std::move(name)), beforeWait_(beforeWait), context_(context), buffer_(1 << 16) {}
+TraceStream::TraceStream(int fd, std::string name) : fd_(fd), name_(std::move(name)), buffer_(1 << 16) {}
 
 void TraceStream::fail(const std::string& what) const {
     std::string where = traces_ == 0 ? "" : "trace " + std::to_string(traces_) + ": ";
@@ -331,7 +330,6 @@ bool TraceStream::fill(size_t need) {
         if (buffer_.size() < need) {
             buffer_.resize(std::min<uint64_t>(need, std::max<uint64_t>(end_ + kGrowthChunk, 2 * buffer_.size())));
         }
-        if (beforeWait_ != nullptr) beforeWait_(context_);
         ssize_t n;
         do {
             n = ::read(fd_, buffer_.data() + end_, buffer_.size() - end_);

@@ -107,15 +107,14 @@ private:
  * first field is field 1 with wire type 2 (a TraceHeader's format string; a Batch's field 1 is a varint)
  * starts the next trace. Unlike TraceReader, which reads through zlib and so waits for a full buffer, this
  * returns a message as soon as its last byte has arrived, so a writer may send one batch and wait for its
- * answer. Before any read that may block, it calls the given function (the comparator flushes its answers
- * there). Allocation-free per message once its buffer has grown to the largest message.
+ * answer. Allocation-free per message once its buffer has grown to the largest message.
  */
 class TraceStream {
 public:
     enum Kind { kEnd, kHeader, kBatch };
 
-    /** `name` names the stream in errors ("stdin"); `beforeWait` runs before each read that may block. */
-    TraceStream(int fd, std::string name, void (*beforeWait)(void*), void* context);
+    /** `name` names the stream in errors ("stdin"). */
+    TraceStream(int fd, std::string name);
     TraceStream(const TraceStream&) = delete;
     TraceStream& operator=(const TraceStream&) = delete;
 
@@ -137,8 +136,6 @@ private:
 
     int fd_;
     std::string name_;
-    void (*beforeWait_)(void*);
-    void* context_;
     std::vector<uint8_t> buffer_;
     size_t start_ = 0;
     size_t end_ = 0;
