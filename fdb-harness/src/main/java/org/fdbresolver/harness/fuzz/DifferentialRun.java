@@ -95,9 +95,10 @@ final class DifferentialRun {
                 } catch (RuntimeException | StackOverflowError e) {
                     drain(waiting, counts, recorder);
                     if (counts.first == null) {
-                        counts.first = new Difference(Difference.Kind.ENGINE_ERROR, index, b.getVersion(), -1,
-                                engines.name() + " failed: " + e);
+                        difference(counts, new Difference(Difference.Kind.ENGINE_ERROR, index, b.getVersion(), -1,
+                                engines.name() + " failed: " + e));
                     }
+                    waiting = null;
                     break;
                 }
                 p.engine.copy(b.getVersion(), r);
