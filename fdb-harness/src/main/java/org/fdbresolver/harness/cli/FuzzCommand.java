@@ -35,9 +35,13 @@ final class FuzzCommand extends Subcommand {
     static final String AUTO = "auto";
     static final String SKIPLIST = "fdb-skiplist";
 
+    static final long DEFAULT_TRANSACTIONS = 1_000_000;
+
+    /** Null when not given: {@link #DEFAULT_TRANSACTIONS}, or no limit when --seconds is. */
     @Option(names = "--transactions", paramLabel = "N", order = 1, converter = CountConverter.class,
-            defaultValue = "1000000", description = "stop once N transactions have been compared (default ${DEFAULT-VALUE})")
-    long transactions;
+            description = "stop once N transactions have been compared (default " + DEFAULT_TRANSACTIONS
+                    + ", or no limit with --seconds)")
+    Long transactions;
 
     @Option(names = "--seconds", paramLabel = "S", order = 2, converter = CountConverter.class,
             description = "stop after S seconds (default: no time limit)")
@@ -111,8 +115,12 @@ final class FuzzCommand extends Subcommand {
 
     @Override
     int run(CommandContext context) throws Exception {
-        if (transactions == 0) {
+        long limit = transactions != null ? transactions : seconds != null ? Long.MAX_VALUE : DEFAULT_TRANSACTIONS;
+        if (limit == 0) {
             throw new UsageException("--transactions 0 compares nothing");
+        }
+        if (seconds != null && seconds == 0) {
+            throw new UsageException("--seconds 0 compares nothing");
         }
         if (caseTransactions == 0) {
             throw new UsageException("--case-transactions 0 makes empty cases");
@@ -162,9 +170,9 @@ final class FuzzCommand extends Subcommand {
             }
         };
 
-        try (Oracle o = oracle(); Progress progress = context.progress("fuzz", transactions, "transactions")) {
+        try (Oracle o = oracle(); Progress progress = context.progress("fuzz", limit == Long.MAX_VALUE ? 0 : limit, "transactions")) {
             Fuzzer.Settings settings = new Fuzzer.Settings(base, fromCase, cases == null ? Long.MAX_VALUE : cases,
-                    transactions, seconds == null ? 0 : seconds * 1_000_000_000L, caseTransactions, chosen, !noShrink,
+                    limit, seconds == null ? 0 : seconds * 1_000_000_000L, caseTransactions, chosen, !noShrink,
                     shrinkSeconds * 1_000_000_000L, out, commandLine(base));
             Fuzzer.Result r = new Fuzzer(source, o).run(settings, (tx, batches) -> progress.update(tx, batches, tx));
             context.line("engine", r.engine() + (budgeted ? " (budget " + source.budgetText(null) + ")" : ""));
