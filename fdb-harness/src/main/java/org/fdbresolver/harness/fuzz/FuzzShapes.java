@@ -58,8 +58,8 @@ public final class FuzzShapes {
                 (s, t) -> new Variant("custom-range", pick(s, Map.of("keyspace", "100000"),
                         Map.of("keyspace", "1000000", "reads-per-batch", "1000", "report-fraction", "0.3")), 1000));
         add("longtrace", "a production-like trace: skewed keys, read lags reaching the window",
-                (s, t) -> new Variant("longtrace", pick(s, Map.of("report-fraction", "0.2"),
-                        Map.of("keyspace", "100000", "txns", "512", "report-fraction", "0.5")), 1000));
+                (s, t) -> Math.floorMod(s, 2L) == 0 ? new Variant("longtrace", Map.of("report-fraction", "0.2"), 2048)
+                        : new Variant("longtrace", Map.of("keyspace", "100000", "txns", "512", "report-fraction", "0.5"), 512));
         add("adversarial", "the conformance edge-case generator: tiny alphabet, 10 KiB keys, boundary snapshots",
                 (s, t) -> new Variant("adversarial", pick(s, Map.of(), Map.of("report-fraction", "1")), 5));
         add("random", "small randomized traces, parameters varied by seed",
