@@ -17,6 +17,7 @@ import org.fdbresolver.harness.fuzz.SkipListOracle;
  * the console why.
  */
 final class FuzzOracles {
+    private static java.nio.file.Path comparator;
     private static String whyNotSkipList;
     private static boolean asked;
 
@@ -27,6 +28,7 @@ final class FuzzOracles {
         if (!asked) {
             asked = true;
             FdbSkipListComparator c = FdbSkipListComparator.find();
+            comparator = c.path();
             whyNotSkipList = c.found() ? SkipListOracle.lacksStreaming(c.path()) : c.whyNot();
             if (whyNotSkipList != null) {
                 System.out.println("NOTE: the fuzzing tests compare with the reference engine, not FoundationDB's skip list: "
@@ -34,7 +36,7 @@ final class FuzzOracles {
             }
         }
         if (whyNotSkipList == null) {
-            return SkipListOracle.start(FdbSkipListComparator.find().path());
+            return SkipListOracle.start(comparator);
         }
         return new ReferenceOracle(whyNotSkipList);
     }
