@@ -64,7 +64,7 @@ public final class FuzzShapes {
                 (s, t) -> new Variant("adversarial", pick(s, Map.of(), Map.of("report-fraction", "1")), 5));
         add("random", "small randomized traces, parameters varied by seed",
                 (s, t) -> {
-                    int txns = 4 + (int) Math.floorMod(s * 3, 20);
+                    int txns = 4 + Math.floorMod(s * 3, 20);
                     return new Variant("random", Map.of("alphabet", String.valueOf(1 + Math.floorMod(s * 7, 6)),
                             "key-length", String.valueOf(1 + Math.floorMod(s * 5, 4)), "txns", String.valueOf(txns),
                             "report-fraction", "0.5"), Math.max(1, txns / 2));
