@@ -44,7 +44,7 @@ class HeapPlanTest {
 
     @Test
     void bridgeSettingsAreReadAsTheNativeSideWritesThem() {
-        assertEquals(new BridgeSettings(8L << 30, 1L << 29), BridgeSettings.parse("process_memory_limit=8589934592\nhost_memory_reserve=536870912"));
+        assertEquals(new BridgeSettings(8L << 30, 1L << 29, null), BridgeSettings.parse("process_memory_limit=8589934592\nhost_memory_reserve=536870912"));
         assertEquals(BridgeSettings.NONE, BridgeSettings.parse(null));
         assertEquals(0, BridgeSettings.parse("").processMemoryLimit());
         assertThrows(IllegalArgumentException.class, () -> BridgeSettings.parse("colour=blue"));
