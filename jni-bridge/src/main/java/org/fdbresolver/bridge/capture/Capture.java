@@ -69,14 +69,15 @@ public final class Capture implements AutoCloseable {
     private long batchesRecorded;
     private long lastVersion;
 
-    private Capture(CaptureSettings settings, Path chainFolder, String chain, String engine, Consumer<String> warnings) {
+    private Capture(CaptureSettings settings, Path chainFolder, String chain, String engine, Consumer<String> warnings,
+                    Runnable beforeEachRecord) {
         this.settings = settings;
         this.chainFolder = chainFolder;
         this.warnings = warnings;
         this.ring = new RecordRing(settings.queueBytes());
         this.sink = new RingSink(ring.array());
         this.coded = CodedOutputStream.newInstance(sink, 1 << 12);
-        this.writer = new SegmentWriter(this, settings, chainFolder, chain, engine);
+        this.writer = new SegmentWriter(this, settings, chainFolder, chain, engine, beforeEachRecord);
         this.writerThread = new Thread(writer::run, "fdbresolver-capture-" + chain);
         writerThread.setDaemon(true);
         ring.consumer(writerThread);
@@ -92,6 +93,11 @@ public final class Capture implements AutoCloseable {
      * @throws IllegalArgumentException when the folder cannot be made
      */
     public static Capture open(CaptureSettings settings, String engine, Consumer<String> warnings) {
+        return open(settings, engine, warnings, () -> { });
+    }
+
+    /** {@link #open}, the writer running {@code beforeEachRecord} before it writes each record (tests hold it there). */
+    static Capture open(CaptureSettings settings, String engine, Consumer<String> warnings, Runnable beforeEachRecord) {
         Path folder = settings.folder();
         String stamp = ZonedDateTime.now(ZoneOffset.UTC).format(CHAIN_TIME) + "-p" + ProcessHandle.current().pid();
         Path chainFolder;
@@ -111,7 +117,7 @@ public final class Capture implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             throw new IllegalArgumentException("capture=" + folder + ": cannot create the capture's folder: " + e, e);
         }
-        Capture capture = new Capture(settings, chainFolder, chain, engine, warnings);
+        Capture capture = new Capture(settings, chainFolder, chain, engine, warnings, beforeEachRecord);
         capture.writerThread.start();
         return capture;
     }

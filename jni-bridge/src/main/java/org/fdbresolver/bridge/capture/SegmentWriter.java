@@ -37,6 +37,7 @@ final class SegmentWriter {
     static final int GZIP_LEVEL = Deflater.BEST_SPEED;
 
     private final Capture capture;
+    private final Runnable beforeEachRecord;
     private final CaptureSettings settings;
     private final Path chainFolder;
     private final String chain;
@@ -64,7 +65,9 @@ final class SegmentWriter {
     private long batchesWritten;
     private long lastVersion;
 
-    SegmentWriter(Capture capture, CaptureSettings settings, Path chainFolder, String chain, String engine) {
+    SegmentWriter(Capture capture, CaptureSettings settings, Path chainFolder, String chain, String engine,
+                  Runnable beforeEachRecord) {
+        this.beforeEachRecord = beforeEachRecord;
         this.capture = capture;
         this.settings = settings;
         this.chainFolder = chainFolder;
@@ -138,6 +141,7 @@ final class SegmentWriter {
     }
 
     private void append(byte[] ring, int at) throws IOException {
+        beforeEachRecord.run();
         int traceLength = Capture.traceLength(ring, at);
         int decisionsLength = Capture.decisionsLength(ring, at);
         long version = Capture.version(ring, at);
