@@ -802,7 +802,7 @@ FDBR_API fdbr_status fdbr_open_text(const char* config_text, fdbr_resolver** out
                 if (setting.name != "class_path") recorded.push_back(setting);
             }
             extras.bridgeSettings += "capture_config=" + fdbresolver::formatSettings(recorded) + "\n";
-            extras.captureHeapBytes = captureQueueBytes + kCaptureWriterHeapBytes;
+            extras.captureHeapBytes = 2 * captureQueueBytes + kCaptureWriterHeapBytes;  // CaptureSettings.heapBytes
         }
         if (!extras.bridgeSettings.empty()) {
             extras.bridgeSettings.pop_back();  // the last newline

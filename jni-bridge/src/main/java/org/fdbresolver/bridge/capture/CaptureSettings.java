@@ -20,7 +20,7 @@ public record CaptureSettings(Path folder, long segmentBytes, long maxBytes, int
     /** Smallest sizes accepted: below these a capture would spend itself on headers and gzip members. */
     public static final long MIN_SEGMENT_BYTES = 64L << 10;
     public static final int MIN_QUEUE_BYTES = 1 << 20;
-    /** Heap the writer thread needs beside the queue: a gzip member per file, a member of input each at most. */
+    /** Heap the writer thread needs beside its record and member buffers (which grow to the largest batch). */
     public static final long WRITER_HEAP_BYTES = 8L << 20;
 
     public CaptureSettings {
@@ -38,8 +38,11 @@ public record CaptureSettings(Path folder, long segmentBytes, long maxBytes, int
         }
     }
 
-    /** What a resolver capturing with these settings needs of the Java heap beside its engine. */
+    /**
+     * What a resolver capturing with these settings needs of the Java heap beside its engine: the queue, and the
+     * writer's copy of a record and its compressed member, each at most half the queue (the largest record it takes).
+     */
     public long heapBytes() {
-        return queueBytes + WRITER_HEAP_BYTES;
+        return 2L * queueBytes + WRITER_HEAP_BYTES;
     }
 }

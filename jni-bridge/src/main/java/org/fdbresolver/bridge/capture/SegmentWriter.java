@@ -49,6 +49,8 @@ final class SegmentWriter {
     private final ArrayDeque<long[]> finished = new ArrayDeque<>();
     private long finishedBytes;
     private boolean rotated;
+    /** The record being written, copied out of the ring (see {@link #take}). */
+    private byte[] staging = new byte[1 << 16];
 
     // The segment being written (trace == null: none).
     private int nextIndex;
@@ -85,19 +87,17 @@ final class SegmentWriter {
 
     void run() {
         RecordRing ring = capture.ring();
-        byte[] bytes = ring.array();
         try {
             for (;;) {
                 int at = ring.peek();
                 if (at >= 0) {
-                    append(bytes, at);
-                    ring.release(at);
+                    take(ring, at);
                     continue;
                 }
                 if (capture.producerDone()) {
                     // The producer's last records were published before it said so: drain them, then finish.
-                    for (int last; (last = ring.peek()) >= 0; ring.release(last)) {
-                        append(bytes, last);
+                    for (int last; (last = ring.peek()) >= 0; ) {
+                        take(ring, last);
                     }
                     closeSegment();
                     if (nextIndex == 0) {
@@ -112,7 +112,7 @@ final class SegmentWriter {
                 }
                 ring.awaitRecord(idle);
             }
-        } catch (IOException | RuntimeException | Error e) {
+        } catch (Throwable e) {
             String where = tracePath != null ? " writing " + tracePath : " in " + chainFolder;
             abandonSegment();
             capture.writerFailed("the capture's writer failed" + where + ": " + e + "; the chain holds the "
@@ -140,11 +140,27 @@ final class SegmentWriter {
         return MEMBER_NANOS - (System.nanoTime() - memberStartNanos);
     }
 
-    private void append(byte[] ring, int at) throws IOException {
+    /**
+     * Copies the record at {@code at} out of the ring, frees its room for the resolver and writes it. Never hands the
+     * ring itself to the deflater: java.util.zip's native code takes its input with GetPrimitiveArrayCritical, which
+     * may copy the whole array and write it back on release (it does under -Xcheck:jni), over the resolver's newer
+     * records; the staging copy is this thread's alone.
+     */
+    private void take(RecordRing ring, int at) throws IOException {
+        int length = ring.recordLength(at);
+        if (staging.length < length) {
+            staging = new byte[Math.max(length, 2 * staging.length)];
+        }
+        System.arraycopy(ring.array(), at, staging, 0, length);
+        ring.release(at);
+        append(staging, 0);
+    }
+
+    private void append(byte[] record, int at) throws IOException {
         beforeEachRecord.run();
-        int traceLength = Capture.traceLength(ring, at);
-        int decisionsLength = Capture.decisionsLength(ring, at);
-        long version = Capture.version(ring, at);
+        int traceLength = Capture.traceLength(record, at);
+        int decisionsLength = Capture.decisionsLength(record, at);
+        long version = Capture.version(record, at);
         if (trace == null) {
             openSegment(version);
         }
@@ -152,8 +168,8 @@ final class SegmentWriter {
             memberStartNanos = System.nanoTime();
         }
         int body = at + Capture.RECORD_HEADER_BYTES;
-        traceMember.write(ring, body, traceLength);
-        decisionMember.write(ring, body + traceLength, decisionsLength);
+        traceMember.write(record, body, traceLength);
+        decisionMember.write(record, body + traceLength, decisionsLength);
         batchesWritten++;
         lastVersion = version;
         if (traceMember.inputBytes() >= MEMBER_INPUT_BYTES || System.nanoTime() - memberStartNanos >= MEMBER_NANOS) {

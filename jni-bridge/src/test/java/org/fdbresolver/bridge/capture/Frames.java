@@ -17,12 +17,12 @@ import java.util.zip.GZIPInputStream;
 import org.fdbresolver.harness.trace.CaptureChain;
 
 /** The raw messages of trace and decision files, each with its length prefix, for byte-for-byte comparisons. */
-final class Frames {
+public final class Frames {
     private Frames() {
     }
 
     /** Every message of a file (plain or gzip, any number of gzip members), header first, each with its length in front. */
-    static List<byte[]> of(Path file) throws IOException {
+    public static List<byte[]> of(Path file) throws IOException {
         List<byte[]> frames = new ArrayList<>();
         try (InputStream raw = new BufferedInputStream(Files.newInputStream(file))) {
             raw.mark(2);
@@ -41,12 +41,12 @@ final class Frames {
     }
 
     /** The batch messages of a trace file, or of a capture folder's trace segments in order (headers left out). */
-    static List<byte[]> batches(Path trace) throws IOException {
+    public static List<byte[]> batches(Path trace) throws IOException {
         return withoutHeaders(Files.isDirectory(trace) ? CaptureChain.traceSegments(trace) : List.of(trace));
     }
 
     /** The batch messages of a decision file, or of a capture folder's decision segments in order. */
-    static List<byte[]> decisions(Path decisions) throws IOException {
+    public static List<byte[]> decisions(Path decisions) throws IOException {
         return withoutHeaders(Files.isDirectory(decisions) ? CaptureChain.decisionSegments(decisions) : List.of(decisions));
     }
 
@@ -69,7 +69,7 @@ final class Frames {
     }
 
     /** The one chain folder a capture made inside {@code folder}. */
-    static Path chain(Path folder) throws IOException {
+    public static Path chain(Path folder) throws IOException {
         try (Stream<Path> entries = Files.list(folder)) {
             List<Path> chains = entries.filter(Files::isDirectory).toList();
             assertEquals(1, chains.size(), "chains in " + folder + ": " + chains);
