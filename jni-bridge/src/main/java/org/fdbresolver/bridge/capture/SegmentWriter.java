@@ -32,6 +32,9 @@ final class SegmentWriter {
     static final String TRACE_FORMAT = "fdb-resolver-trace/1";
     static final String DECISION_FORMAT = "fdb-resolver-decisions/1";
     static final int MEMBER_INPUT_BYTES = 1 << 20;
+    /** How often the writer looks at the ring while records come, and at least while none do. */
+    static final long MIN_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    static final long MAX_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(64);
     static final long MEMBER_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** Deflate level: the fastest, measured to cost a fraction of level 6's time for a few percent more bytes (docs/capture.md). */
     static final int GZIP_LEVEL = Deflater.BEST_SPEED;
@@ -64,6 +67,7 @@ final class SegmentWriter {
     private long traceBytes;
     private long decisionBytes;
     private long memberStartNanos;
+    private long pollNanos = MIN_POLL_NANOS;
     private long batchesWritten;
     private long lastVersion;
 
@@ -110,7 +114,9 @@ final class SegmentWriter {
                     endMembers();
                     idle = MEMBER_NANOS;
                 }
-                ring.awaitRecord(idle);
+                // Poll: soon after records came, less often the longer none come (the ring holds what arrives).
+                ring.awaitRecord(Math.min(idle, pollNanos));
+                pollNanos = ring.isEmpty() ? Math.min(2 * pollNanos, MAX_POLL_NANOS) : MIN_POLL_NANOS;
             }
         } catch (Throwable e) {
             String where = tracePath != null ? " writing " + tracePath : " in " + chainFolder;
