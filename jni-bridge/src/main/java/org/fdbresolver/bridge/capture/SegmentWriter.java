@@ -91,6 +91,7 @@ final class SegmentWriter {
 
     void run() {
         RecordRing ring = capture.ring();
+        BatchScheduling.applyToCurrentThread();
         try {
             for (;;) {
                 int at = ring.peek();

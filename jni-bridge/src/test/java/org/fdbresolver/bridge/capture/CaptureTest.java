@@ -277,6 +277,44 @@ class CaptureTest {
                 + " holds the 316 batches before (up to version " + lastVersion(Golden.trace("adversarial")) + ")"), warnings);
     }
 
+    /** The writer never preempts the resolver when it wakes: Linux's SCHED_BATCH (policy 3 in /proc's stat). */
+    @Test
+    void theWriterRunsUnderBatchScheduling(@TempDir Path dir) throws Exception {
+        Capture capture = Capture.open(settings(dir, 64 << 20, 1L << 30, 1 << 20), "tree", warnings::add);
+        try {
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            String policy = null;
+            while (!"3".equals(policy) && System.nanoTime() < deadline) {
+                policy = writerPolicy();
+                Thread.sleep(10);
+            }
+            assertEquals("3", policy, "the writer's scheduling policy");
+        } finally {
+            capture.close();
+        }
+    }
+
+    /** The scheduling policy (field 41 of /proc/self/task/TID/stat) of the thread named like the writer, or null. */
+    private static String writerPolicy() throws IOException {
+        try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
+            for (Path task : tasks.toList()) {
+                String name;
+                String stat;
+                try {
+                    name = Files.readString(task.resolve("comm")).trim();
+                    stat = Files.readString(task.resolve("stat"));
+                } catch (IOException e) {
+                    continue; // the thread ended
+                }
+                if (name.startsWith("fdbresolver-cap")) {
+                    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                    return fields[41 - 3];
+                }
+            }
+        }
+        return null;
+    }
+
     static long lastVersion(Path trace) throws IOException {
         long last = 0;
         try (TraceReader reader = TraceReader.open(trace)) {
