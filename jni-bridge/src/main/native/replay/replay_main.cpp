@@ -282,6 +282,11 @@ int replayTrace(const Options& o) {
     } catch (const replay::TraceError& e) {
         return fail(kBadInput, e.what());
     }
+    if (reader->firstSegment() > 0) {
+        std::fprintf(stderr, "fdbresolver-replay: note: %s starts at segment %d (the capture deleted the ones before): "
+                     "replayed without their history, its decisions may differ from those it recorded\n",
+                     o.tracePath.c_str(), reader->firstSegment());
+    }
     fdbresolver::Config config = o.config;
     if (config.classPath.empty() && std::getenv("FDBRESOLVER_CLASS_PATH") == nullptr) {
         config.classPath = defaultClassPath();

@@ -100,6 +100,9 @@ class CaptureReplayTest {
         Files.delete(segments.getFirst());
         NativeProgram.Run later = replay(List.of(chain.toString(), "--engine", "reference"));
         assertEquals(0, later.exitCode(), later.all());
+        assertEquals(List.of("fdbresolver-replay: note: " + chain + " starts at segment 1 (the capture deleted the ones "
+                + "before): replayed without their history, its decisions may differ from those it recorded"),
+                later.stderrLines());
 
         // A hole does not.
         Files.delete(segments.get(2));
