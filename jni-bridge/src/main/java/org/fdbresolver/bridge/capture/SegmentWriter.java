@@ -70,6 +70,9 @@ final class SegmentWriter {
     private long pollNanos = MIN_POLL_NANOS;
     private long batchesWritten;
     private long lastVersion;
+    /** Batches (and the last one's version) in whole gzip members on disk: what a failure leaves. */
+    private long batchesKept;
+    private long versionKept;
 
     SegmentWriter(Capture capture, CaptureSettings settings, Path chainFolder, String chain, String engine,
                   Runnable beforeEachRecord) {
@@ -122,9 +125,8 @@ final class SegmentWriter {
         } catch (Throwable e) {
             String where = tracePath != null ? " writing " + tracePath : " in " + chainFolder;
             abandonSegment();
-            capture.writerFailed("the capture's writer failed" + where + ": " + e + "; the chain holds the "
-                    + batchesWritten + " batches before" + (batchesWritten > 0 ? " (up to version " + lastVersion + ")" : "")
-                    + (tracePath != null ? ", " + tracePath.getFileName() + " those written by its last gzip member" : ""));
+            capture.writerFailed("the capture's writer failed" + where + ": " + e + "; " + chainFolder + " holds the "
+                    + batchesKept + " batches before" + (batchesKept > 0 ? " (up to version " + versionKept + ")" : ""));
             drainDiscarding(ring);
         } finally {
             traceMember.end();
@@ -231,6 +233,8 @@ final class SegmentWriter {
         traceBytes = writeFully(trace, ByteBuffer.wrap(traceMember.bytes(), 0, traceMember.length()), traceBytes, traceDigest);
         decisionBytes = writeFully(decisions, ByteBuffer.wrap(decisionMember.bytes(), 0, decisionMember.length()),
                 decisionBytes, null);
+        batchesKept = batchesWritten;
+        versionKept = lastVersion;
     }
 
     private void closeSegment() throws IOException {
@@ -254,7 +258,10 @@ final class SegmentWriter {
         decisionsPath = null;
     }
 
-    /** After a failed write: cuts both files back to their whole members and closes them. */
+    /**
+     * After a failed write: cuts both files back to their whole members and closes them; a segment without a whole
+     * member of batches is deleted (a file that is no trace would break the chain's reading).
+     */
     private void abandonSegment() {
         traceMember.reset();
         decisionMember.reset();
@@ -270,6 +277,14 @@ final class SegmentWriter {
             try {
                 channel.close();
             } catch (IOException e) {
+                // as above
+            }
+        }
+        if (tracePath != null && traceBytes == 0) {
+            try {
+                Files.deleteIfExists(tracePath);
+                Files.deleteIfExists(decisionsPath);
+            } catch (IOException | RuntimeException e) {
                 // as above
             }
         }
