@@ -100,8 +100,9 @@ final class SizeCommand extends Subcommand {
                 down alike and the batches come further apart (the window and each batch's writes stay as asked), so
                 each key is written as often per second as in the shape asked; the bytes per write in the window are
                 measured in steady state (the trace's third window) and extrapolated. The budget is the history over
-                the share of a binding budget that holds history, measured on the same trace; it is checked at the
-                scale measured (the window held) and at 80 % of it.
+                the share of a binding budget that holds history (history-share: the least, once a budget of 98 % of
+                the peak binds at the trace's window), rounded up to a MiB; at the scale measured it is checked to hold
+                the window and 80 % of it not to.
                 prints (one 'name: value' per line):
                   window-seconds, write-rate, key-length, key-prefix, range-fraction, keyspace, hot-fraction, hot-keys,
                   batch-interval-seconds, transactions-per-batch, window-writes (rate x window),
@@ -128,8 +129,7 @@ final class SizeCommand extends Subcommand {
         }
         if (window > WindowMeasurement.MAX_WINDOW_SECONDS) {
             throw new UsageException("--window " + plain(window) + " is longer than " + plain(WindowMeasurement.MAX_WINDOW_SECONDS)
-                    + " s: the tree keeps at most 2^30 versions (1,073.7 s) of window (docs/tree.md), and the headroom is "
-                    + "measured at twice the window");
+                    + " s: the tree keeps at most 2^30 versions (1,073.7 s) of window (docs/tree.md)");
         }
         if (batchInterval > window) {
             throw new UsageException("--batch-interval " + batchInterval + " is longer than --window " + window);

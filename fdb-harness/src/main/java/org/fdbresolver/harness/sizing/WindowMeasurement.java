@@ -23,10 +23,11 @@ import org.fdbresolver.harness.retention.TraceReplay;
  *       has caught up), and — without FoundationDB's comparator — the skip list's node bytes from
  *       {@link FdbSkipListModel} on the same decisions (FoundationDB's: the budget never binds);</li>
  *   <li>with the comparator, FoundationDB's own skip list at the same window ({@link NativeMeter});</li>
- *   <li>the engine under a budget of that peak at twice the window, so that the budget binds and decides what is
- *       kept: the smallest share of the budget holding history after any batch once it binds — what is left after
- *       the engine makes room for a batch (it drops the oldest history to a thirty-second of the budget below what
- *       the batch needs);</li>
+ *   <li>the engine at the trace's window under a budget a little below that peak ({@link #SHARE_PROBE} of it), so
+ *       that the budget binds at the steady state's peaks: the smallest share of the budget holding history after
+ *       any batch from then on — what the engine leaves when it makes room for a batch (it drops the oldest
+ *       history to a thirty-second of the budget below what the batch needs). A budget of the peak over that
+ *       share never binds, and when something else makes it bind, what it keeps is still the window;</li>
  *   <li>the check at this scale: the engine at the trace's window under the budget those give
  *       ({@code peak / share}) and under 80 % of it.</li>
  * </ol>
@@ -34,11 +35,10 @@ import org.fdbresolver.harness.retention.TraceReplay;
 public final class WindowMeasurement {
     /** A budget no trace here comes near: the engine keeps every write of the window, as FoundationDB does. */
     static final long UNBOUNDED_BUDGET = 1L << 40;
-    /**
-     * The longest window measured: the tree keeps its versions within 2^30 of its base (docs/tree.md), and the
-     * share is measured at twice the window.
-     */
-    public static final double MAX_WINDOW_SECONDS = 500;
+    /** The longest window measured: the tree keeps its versions within 2^30 of its base (docs/tree.md). */
+    public static final double MAX_WINDOW_SECONDS = 1000;
+    /** The budget that measures the history share, as a share of the peak history: one that binds a little. */
+    public static final double SHARE_PROBE = 0.98;
     /** The lower budget checked, as a share of the budget found. */
     public static final double LOW_CHECK = 0.8;
 
@@ -76,8 +76,8 @@ public final class WindowMeasurement {
      * @param fdbPeakBytes             the skip list's most node bytes over the trace
      * @param fdbPeakByWindow          the same per window (null from the comparator, which reports only the most)
      * @param fdbMeasuredBy            the comparator's or the model's description
-     * @param historyShare             the smallest share of a binding budget of {@code treePeakBytes} holding history
-     *                                 (NaN when it never bound)
+     * @param historyShare             the smallest share of a budget of {@link #SHARE_PROBE} {@code treePeakBytes}
+     *                                 holding history once it binds (NaN when it never bound)
      * @param check                    the budget {@code treePeakBytes / historyShare} at the trace's window
      * @param lowCheck                 {@link #LOW_CHECK} of it
      */
@@ -139,9 +139,10 @@ public final class WindowMeasurement {
             fdbBy = meter.description();
         }
 
-        RetentionSummary share = new RetentionSummary(u.peak);
-        try (Phase p = phases.start(engine.engine() + " under " + u.peak + " bytes, twice the window")) {
-            replay(trace, engine, u.peak, 2 * window, summarizing(share), p);
+        long probe = (long) Math.floor(u.peak * SHARE_PROBE);
+        RetentionSummary share = new RetentionSummary(probe);
+        try (Phase p = phases.start(engine.engine() + " under " + probe + " bytes")) {
+            replay(trace, engine, probe, TraceReplay.TRACE_WINDOW, summarizing(share), p);
         }
         double historyShare = share.budgetBound() ? Math.min(1.0, share.usedMin()) : Double.NaN;
         long budget = budgetFor(u.peak, historyShare);

@@ -12,10 +12,6 @@ public final class LongTraceModel {
     public static final int MAX_KEY_LENGTH = KeyShape.MAX_KEY_LENGTH;
     /** The largest key space the generator takes (keys drawn as integers below it). */
     public static final long MAX_KEYSPACE = 1L << 38;
-    /** The longest write span: a range write covers 1 to this many integers past its begin. */
-    public static final long WRITE_SPAN_MAX = LongTraceWorkload.WRITE_SPAN_MAX;
-    /** The default distance between batches, in versions (31.25 ms). */
-    public static final long DEFAULT_VERSION_STEP = 31_250;
 
     private LongTraceModel() {
     }
@@ -32,7 +28,10 @@ public final class LongTraceModel {
         return mean + LongTraceWorkload.READ_COUNT_WEIGHTS[0] / 100.0 * (LongTraceWorkload.WRITE_COUNT_WEIGHTS[0] / 100.0);
     }
 
-    /** Whether {@code keyspace} integers (and write spans past them) have distinct keys of this shape. */
+    /**
+     * Why keys of this length and shared prefix cannot give {@code keyspace} integers (and the ranges drawn past
+     * them) distinct keys, or null when they can.
+     */
     public static String keyShapeProblem(int keyLength, int keyPrefix, long keyspace) {
         if (keyLength < 1 || keyLength > MAX_KEY_LENGTH) {
             return "key length " + keyLength + " is not in [1, " + MAX_KEY_LENGTH + "]";
