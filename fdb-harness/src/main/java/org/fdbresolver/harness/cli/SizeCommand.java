@@ -22,7 +22,7 @@ import picocli.CommandLine.TypeConversionException;
 /**
  * {@code size --window SECONDS --rate WRITES --key-length BYTES}: the memory budget a write window costs, measured
  * rather than guessed. Generates a {@code longtrace} of that shape (scaled down when the window holds more writes
- * than {@code --max-window-writes}), replays it through the engine and FoundationDB's skip list (or its model),
+ * than {@code --max-window-writes}, {@link ScaledTrace}), replays it through the engine and FoundationDB's skip list (or its model),
  * takes the bytes per write in the window in steady state and extrapolates them to the shape asked; the budget
  * adds the headroom a binding budget needs, measured on the same trace. Prints what that budget means for the
  * JVM inside fdbserver.
@@ -74,19 +74,24 @@ final class SizeCommand extends Subcommand {
                     + "rate and key space (default ${DEFAULT-VALUE})")
     long maxWindowWrites;
 
-    @Option(names = "--seed", paramLabel = "N", order = 11, defaultValue = "1", converter = SeedConverter.class,
+    @Option(names = "--scale-by", paramLabel = "HOW", order = 11, defaultValue = "BATCHES",
+            description = "how a large shape is scaled down: BATCHES (fewer transactions per batch, batches as often) or "
+                    + "SPACING (batches further apart, each as asked) (default ${DEFAULT-VALUE})")
+    ScaledTrace.Mode scaleBy;
+
+    @Option(names = "--seed", paramLabel = "N", order = 12, defaultValue = "1", converter = SeedConverter.class,
             description = "the trace generator's seed (default ${DEFAULT-VALUE})")
     long seed;
 
-    @Option(names = "--engine", paramLabel = "NAME", order = 12, defaultValue = "tree",
+    @Option(names = "--engine", paramLabel = "NAME", order = 13, defaultValue = "tree",
             description = "the engine (default ${DEFAULT-VALUE}; engines are listed below)")
     String engine;
 
-    @Option(names = "--engine-option", paramLabel = "NAME=VALUE", order = 13,
+    @Option(names = "--engine-option", paramLabel = "NAME=VALUE", order = 14,
             description = "an engine-specific setting, repeatable (see docs/configuration.md)")
     Map<String, String> settings = new LinkedHashMap<>();
 
-    @Option(names = "--fdb-skiplist", paramLabel = "PATH", order = 14,
+    @Option(names = "--fdb-skiplist", paramLabel = "PATH", order = 15,
             description = "FoundationDB's comparator fdbresolver_fdb_skiplist (default: $" + RetentionCommand.FDB_SKIPLIST_ENV
                     + ", which scripts/fdbresolver sets from scripts/build-fdb --where; without it the skip list is modelled in Java)")
     Path fdbSkipList;
@@ -97,16 +102,17 @@ final class SizeCommand extends Subcommand {
 
                 The trace is longtrace (docs/workloads.md) with the window, rate and key shape asked. When its window
                 would hold more than --max-window-writes writes, the rate, the key space and the hot set are scaled
-                down alike and the batches come further apart (the window and each batch's writes stay as asked), so
-                each key is written as often per second as in the shape asked; the bytes per write in the window are
-                measured in steady state (the trace's third window) and extrapolated. The budget is the history over
+                down alike (by fewer transactions per batch, or with --scale-by SPACING batches further apart; the
+                window stays as asked), so each key is written as often per second as in the shape asked; the bytes
+                per write in the window are measured in steady state (the trace's third window) and extrapolated. The budget is the history over
                 the share of a binding budget that holds history (history-share: the least, once a budget of 98 % of
                 the peak binds at the trace's window), rounded up to a MiB; at the scale measured it is checked to hold
                 the window and 80 % of it not to.
                 prints (one 'name: value' per line):
                   window-seconds, write-rate, key-length, key-prefix, range-fraction, keyspace, hot-fraction, hot-keys,
                   batch-interval-seconds, transactions-per-batch, window-writes (rate x window),
-                  scale (1: measured as asked), note (when scaled), measured-write-rate,
+                  scale (1: measured as asked), note (when scaled), measured-transactions-per-batch,
+                  measured-batch-interval-seconds, measured-write-rate,
                   measured-keyspace, measured-hot-keys, measured-window-writes, measured-commit-share, trace-batches,
                   trace-transactions, trace-command (the trace measured), full-trace-command (the shape asked,
                   unscaled),
@@ -158,7 +164,7 @@ final class SizeCommand extends Subcommand {
             throw new UsageException("--rate " + rate + " at --batch-interval " + batchInterval + " puts more than 10 million "
                     + "transactions in a batch: lower the interval");
         }
-        ScaledTrace scaled = ScaledTrace.of(shape, maxWindowWrites);
+        ScaledTrace scaled = ScaledTrace.of(shape, maxWindowWrites, scaleBy);
         ConflictSetConfig config = config();
         EngineOptions.open(config).close(); // an unknown engine or option fails before any work
         Path comparator = comparator();
@@ -206,11 +212,17 @@ final class SizeCommand extends Subcommand {
 
         context.line("scale", fixed(scaled.scale(), 6));
         if (scaled.scaled()) {
+            String how = scaleBy == ScaledTrace.Mode.SPACING
+                    ? String.format(Locale.ROOT, "batches %.4g times further apart (the window and the writes per batch as "
+                            + "asked)", 1 / scaled.scale())
+                    : String.format(Locale.ROOT, "%d transactions per batch instead of %d (the window and the batch "
+                            + "interval as asked)", scaled.txns(), shape.transactionsPerBatch());
             context.line("note", String.format(Locale.ROOT, "measured at a scale of %.4g: the rate, the key space and the hot "
-                    + "set at that share, batches %.4g times further apart (the window and the writes per batch as asked, so "
-                    + "every key is written as often per second); the figures for the shape asked are extrapolated per write "
-                    + "in the window", scaled.scale(), 1 / scaled.scale()));
+                    + "set at that share, %s, so every key is written as often per second; the figures for the shape asked "
+                    + "are extrapolated per write in the window", scaled.scale(), how));
         }
+        context.line("measured-transactions-per-batch", scaled.txns());
+        context.line("measured-batch-interval-seconds", fixed(scaled.versionStep() / 1e6, 6));
         context.line("measured-write-rate", fixed(m.offeredWrites() / (m.batches() * (scaled.versionStep() / 1e6)), 1));
         context.line("measured-keyspace", scaled.keyspace());
         context.line("measured-hot-keys", scaled.hotKeys());
