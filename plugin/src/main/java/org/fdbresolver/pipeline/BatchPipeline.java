@@ -572,11 +572,18 @@ public final class BatchPipeline {
         return false;
     }
 
+    /**
+     * Combining goes across threads only from this many times {@code endpointsPerSlice} bits: it is a scan of the
+     * set's words, about 20 µs for a batch of 500 transactions, which two fork/joins cost more than they save
+     * (measured: docs/tree.md).
+     */
+    static final int COMBINE_SLICE_FACTOR = 32;
+
     /** The runs of {@code set} as sorted, disjoint ranges into {@code out}. */
     private void combine(MiniConflictSet set, int bits, byte[] keys, CombinedWrites out) {
-        if (workers != null && bits >= 2L * endpointsPerSlice) {
+        if (workers != null && bits >= 2L * COMBINE_SLICE_FACTOR * endpointsPerSlice) {
             combineSlices.combine(set, bits, keys, out, (int) Math.min(BatchWorkers.MAX_PARTS_PER_THREAD * workers.threads(),
-                    bits / endpointsPerSlice));
+                    bits / ((long) COMBINE_SLICE_FACTOR * endpointsPerSlice)));
             return;
         }
         out.reset(keys);
