@@ -100,14 +100,15 @@ final class SizeCommand extends Subcommand {
     String details() {
         return EngineOptions.listing() + """
 
-                The trace is longtrace (docs/workloads.md) with the window, rate and key shape asked. When its window
-                would hold more than --max-window-writes writes, the rate, the key space and the hot set are scaled
-                down alike (by fewer transactions per batch, or with --scale-by SPACING batches further apart; the
-                window stays as asked), so each key is written as often per second as in the shape asked; the bytes
-                per write in the window are measured in steady state (the trace's third window) and extrapolated. The budget is the history over
-                the share of a binding budget that holds history (history-share: the least, once a budget of 98 % of
-                the peak binds at the trace's window), rounded up to a MiB; at the scale measured it is checked to hold
-                the window and 80 % of it not to.
+                The trace is longtrace (docs/workloads.md) with the window, rate and key shape asked. When its
+                window would hold more than --max-window-writes writes, the rate, the key space and the hot set
+                are scaled down alike (by fewer transactions per batch, or with --scale-by SPACING by batches
+                further apart; the window stays as asked), so each key is written as often per second as in the
+                shape asked; the bytes per write in the window are measured in steady state (the trace's third
+                window) and extrapolated. The budget is the history over the share of a binding budget that
+                holds history (history-share: the least, once a budget of 98 % of the peak binds at the trace's
+                window), rounded up to a MiB; at the scale measured it is checked to hold the window, and 80 %
+                of it not to. See docs/long-transactions.md, "Sizing the budget".
                 prints (one 'name: value' per line):
                   window-seconds, write-rate, key-length, key-prefix, range-fraction, keyspace, hot-fraction, hot-keys,
                   batch-interval-seconds, transactions-per-batch, window-writes (rate x window),

@@ -27,7 +27,8 @@ import org.fdbresolver.harness.retention.TraceReplay;
  *       that the budget binds at the steady state's peaks: the smallest share of the budget holding history after
  *       any batch from then on — what the engine leaves when it makes room for a batch (it drops the oldest
  *       history to a thirty-second of the budget below what the batch needs). A budget of the peak over that
- *       share never binds, and when something else makes it bind, what it keeps is still the window;</li>
+ *       share does not bind in steady state, and when a longer window makes it bind it still keeps the window
+ *       (both checked on the worked example of docs/long-transactions.md);</li>
  *   <li>the check at this scale: the engine at the trace's window under the budget those give
  *       ({@code peak / share}) and under 80 % of it.</li>
  * </ol>
