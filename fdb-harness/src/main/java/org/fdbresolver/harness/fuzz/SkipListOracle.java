@@ -210,9 +210,12 @@ public final class SkipListOracle implements Oracle {
                 case 1 << 3 | WireFormat.WIRETYPE_VARINT -> a.version = in.readInt64();
                 case 2 << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED -> {
                     int n = in.readRawVarint32();
+                    if (n < 0 || n > len - in.getTotalBytesRead()) {
+                        throw new IOException("an answer whose decisions run past its end");
+                    }
                     a.ensureDecisions(n);
-                    byte[] bytes = in.readRawBytes(n);
-                    System.arraycopy(bytes, 0, a.decisions, 0, n);
+                    System.arraycopy(message, in.getTotalBytesRead(), a.decisions, 0, n); // no array per batch
+                    in.skipRawBytes(n);
                     a.transactions = n;
                 }
                 case 3 << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED -> {
