@@ -224,6 +224,14 @@ FDBR_API fdbr_status fdbr_open(const fdbr_config* config, fdbr_resolver** out);
  *   process_memory_limit=SIZE  the host's memory limit (fdbserver: its --memory): the open is
  *                          refused when the JVM may outgrow it less host_memory_reserve
  *   host_memory_reserve=SIZE   what the host keeps for itself inside that limit (default 1g)
+ *   capture=PATH           record every batch this resolver decides, with its decisions, as gzip trace and
+ *                          decision segments in a new folder inside PATH (created if missing); off the calling
+ *                          thread: one writer thread, and a capture that falls behind stops with a warning
+ *                          (fdbr_take_warnings) instead of slowing the resolver. docs/capture.md
+ *   capture_segment_bytes=SIZE  a segment is closed at this size and the next begins (default 64m, least 64k)
+ *   capture_max_bytes=SIZE      the oldest segments are deleted once the capture passes this (default 1g)
+ *   capture_queue_bytes=SIZE    how far the writer may fall behind (default 32m, least 1m); the capture takes
+ *                          twice this and 8 MiB of the JVM's heap
  * An empty text opens the defaults. An unknown name or a bad value is FDBR_INVALID_ARGUMENT naming it.
  * The text is split exactly as fdbresolver::parseSettings (fdbresolver.hpp) splits it.
  */

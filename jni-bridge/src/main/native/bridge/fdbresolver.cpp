@@ -75,7 +75,13 @@ struct OpenExtras {
     int suspendSignal = kDefaultSuspendSignal;
     /** The bridge's settings for the Java side, "name=value" lines with sizes in bytes (BridgeSettings). */
     std::string bridgeSettings;
+    /** Heap a capture (capture=PATH) takes beside the history, for the heap of a JVM this open starts; 0: none. */
+    int64_t captureHeapBytes = 0;
 };
+
+/** capture_queue_bytes' default and what the capture's writer needs beside it (CaptureSettings on the Java side). */
+constexpr int64_t kDefaultCaptureQueueBytes = int64_t(32) << 20;
+constexpr int64_t kCaptureWriterHeapBytes = int64_t(8) << 20;
 
 fdbr_status openResolver(const fdbr_config* config, const OpenExtras& extras, fdbr_resolver** out);
 
@@ -299,11 +305,12 @@ bool setsMaxHeap(const std::string& option) {
 
 /**
  * The heap a JVM started for one resolver with this budget gets when no option sets it: the budget, an eighth
- * more and 192 MiB (the Java side's exact need, HeapPlan.heapFor, is at most this for default engine options).
+ * more and 192 MiB (the Java side's exact need, HeapPlan.heapFor, is at most this for default engine options),
+ * and what a capture takes beside it.
  */
-std::string defaultMaxHeap(int64_t budgetBytes) {
+std::string defaultMaxHeap(int64_t budgetBytes, int64_t captureHeapBytes) {
     int64_t budget = budgetBytes > 0 ? budgetBytes : (int64_t(1) << 30);
-    int64_t mib = (budget + budget / 8 + (int64_t(192) << 20) + (int64_t(1) << 20) - 1) >> 20;
+    int64_t mib = (budget + budget / 8 + (int64_t(192) << 20) + captureHeapBytes + (int64_t(1) << 20) - 1) >> 20;
     return "-Xmx" + std::to_string(mib) + "m";
 }
 
@@ -341,6 +348,9 @@ fdbr_status startJvm(const fdbr_config* config, const OpenExtras& extras) {
                 texts.push_back("-Xrs");
             }
             texts.push_back("--enable-native-access=ALL-UNNAMED");
+            // protobuf-java (the capture's encoder) reads arrays through sun.misc.Unsafe, which JDK 24 and later
+            // warn about on stderr, a server's operator never reads it; it stays correct and fast.
+            texts.push_back("--sun-misc-unsafe-memory-access=allow");
             texts.push_back("-Dfdbresolver.bridge.ownJvm=true");
             bool maxHeapGiven = false;
             for (uint32_t i = 0; i < config->jvm_option_count; i++) {
@@ -350,7 +360,7 @@ fdbr_status startJvm(const fdbr_config* config, const OpenExtras& extras) {
             }
             if (!maxHeapGiven) {
                 // Sized from the budget, so that the history always fits (the Java side checks it at every open).
-                texts.push_back(defaultMaxHeap(config->memory_budget_bytes));
+                texts.push_back(defaultMaxHeap(config->memory_budget_bytes, extras.captureHeapBytes));
             }
             for (uint32_t i = 0; i < config->jvm_option_count; i++) {
                 if (config->jvm_options[i] != nullptr) {
@@ -717,6 +727,8 @@ FDBR_API fdbr_status fdbr_open_text(const char* config_text, fdbr_resolver** out
         fdbr_config config;
         fdbr_config_init(&config);
         OpenExtras extras;
+        bool capturing = false;
+        int64_t captureQueueBytes = kDefaultCaptureQueueBytes;
         auto size = [&](const fdbresolver::Setting& s, int64_t* out) {
             if (!parseSize(s.value, out)) {
                 error = s.name + "=" + s.value + " is not a size (bytes, or with k/m/g/t)";
@@ -759,18 +771,38 @@ FDBR_API fdbr_status fdbr_open_text(const char* config_text, fdbr_resolver** out
                                                            " is not 0 or a signal number from 12 to 64");
                 }
                 extras.suspendSignal = static_cast<int>(number);
-            } else if (name == "process_memory_limit" || name == "host_memory_reserve") {
+            } else if (name == "process_memory_limit" || name == "host_memory_reserve" ||
+                       name == "capture_segment_bytes" || name == "capture_max_bytes" || name == "capture_queue_bytes") {
                 if (!size(setting, &number)) {
                     return fail(FDBR_INVALID_ARGUMENT, "fdbr_open_text: " + error);
                 }
+                if (name == "capture_queue_bytes") {
+                    captureQueueBytes = number;
+                }
                 extras.bridgeSettings += name + "=" + std::to_string(number) + "\n";
+            } else if (name == "capture") {
+                if (value.empty()) {
+                    return fail(FDBR_INVALID_ARGUMENT, "fdbr_open_text: capture= names no folder");
+                }
+                capturing = true;
+                extras.bridgeSettings += name + "=" + value + "\n";
             } else {
                 return fail(FDBR_INVALID_ARGUMENT,
                             "fdbr_open_text: unknown setting '" + name +
                                 "' (known: engine, memory_budget, max_key_bytes, class_path, jvm_option, "
                                 "engine_option, keep_jvm_signal_handlers, jvm_suspend_signal, process_memory_limit, "
-                                "host_memory_reserve)");
+                                "host_memory_reserve, capture, capture_segment_bytes, capture_max_bytes, "
+                                "capture_queue_bytes)");
             }
+        }
+        if (capturing) {
+            // The segments' headers record the configuration, less the class path (a machine's layout, not the run's).
+            std::vector<fdbresolver::Setting> recorded;
+            for (const fdbresolver::Setting& setting : settings) {
+                if (setting.name != "class_path") recorded.push_back(setting);
+            }
+            extras.bridgeSettings += "capture_config=" + fdbresolver::formatSettings(recorded) + "\n";
+            extras.captureHeapBytes = 2 * captureQueueBytes + kCaptureWriterHeapBytes;  // CaptureSettings.heapBytes
         }
         if (!extras.bridgeSettings.empty()) {
             extras.bridgeSettings.pop_back();  // the last newline

@@ -66,6 +66,10 @@ void usage(FILE* out) {
         "                              build's target/classes:target/lib/* beside this program)\n"
         "  --jvm-option OPT            a JVM option, repeatable; $FDBRESOLVER_JVM_OPTIONS adds more\n"
         "                              (space-separated)\n"
+        "  --setting NAME=VALUE        a setting of the library's configuration text, repeatable, e.g.\n"
+        "                              capture=DIR (fdbresolver.h, fdbr_open_text); with any, the resolver is\n"
+        "                              opened from that text, as FoundationDB's Resolver opens it, and the\n"
+        "                              library's warnings are printed on stderr after the run\n"
         "  -h, --help                  print this help and exit\n"
         "\n"
         "Exit status: 0 done; 2 bad usage or input (unknown option, bad value, unreadable or malformed\n"
@@ -179,6 +183,8 @@ struct Options {
     bool oldBudgetName = false;
     int64_t warmup = 0;
     fdbresolver::Config config = fdbresolver::Config::fromEnvironment();
+    /** --setting: the configuration text's own settings (the resolver is then opened from a text). */
+    std::vector<fdbresolver::Setting> settings;
     bool help = false;
 };
 
@@ -211,6 +217,13 @@ Options parseArguments(int argc, char** argv) {
                 throw UsageError{"--engine-option: '" + option + "' is not NAME=VALUE"};
             }
             o.config.engineOptions.push_back(option);
+        } else if (a == "--setting") {
+            std::string setting = value();
+            size_t eq = setting.find('=');
+            if (eq == std::string::npos || eq == 0 || setting.find_first_of(";\n") != std::string::npos) {
+                throw UsageError{"--setting: '" + setting + "' is not NAME=VALUE (without ';')"};
+            }
+            o.settings.push_back(fdbresolver::Setting{setting.substr(0, eq), setting.substr(eq + 1)});
         } else if (a.size() > 1 && a[0] == '-') {
             throw UsageError{"unknown option '" + a + "' (fdbresolver-replay --help lists the options)"};
         } else if (o.tracePath.empty()) {
@@ -227,8 +240,22 @@ Options parseArguments(int argc, char** argv) {
 
 /** A library message without the "fdbr_open: " that names the C function (this program is not a C host). */
 std::string withoutFunctionName(const std::string& message) {
-    const std::string prefix = "fdbr_open: ";
-    return message.compare(0, prefix.size(), prefix) == 0 ? message.substr(prefix.size()) : message;
+    for (const std::string prefix : {"fdbr_open: ", "fdbr_open_text: "}) {
+        if (message.compare(0, prefix.size(), prefix) == 0) return message.substr(prefix.size());
+    }
+    return message;
+}
+
+/** The configuration as the text fdbr_open_text reads: the options' settings, then --setting's. */
+std::string configurationText(const fdbresolver::Config& c, const std::vector<fdbresolver::Setting>& extra) {
+    std::vector<fdbresolver::Setting> settings;
+    if (!c.engine.empty()) settings.push_back({"engine", c.engine});
+    if (c.memoryBudgetBytes > 0) settings.push_back({"memory_budget", std::to_string(c.memoryBudgetBytes)});
+    if (!c.classPath.empty()) settings.push_back({"class_path", c.classPath});
+    for (const std::string& o : c.jvmOptions) settings.push_back({"jvm_option", o});
+    for (const std::string& o : c.engineOptions) settings.push_back({"engine_option", o});
+    settings.insert(settings.end(), extra.begin(), extra.end());
+    return fdbresolver::formatSettings(settings);
 }
 
 void appendLittleEndian32(std::vector<uint8_t>* out, uint32_t v) {
@@ -255,17 +282,35 @@ int replayTrace(const Options& o) {
     } catch (const replay::TraceError& e) {
         return fail(kBadInput, e.what());
     }
+    if (reader->firstSegment() > 0) {
+        std::fprintf(stderr, "fdbresolver-replay: note: %s starts at segment %d (the capture deleted the ones before): "
+                     "replayed without their history, its decisions may differ from those it recorded\n",
+                     o.tracePath.c_str(), reader->firstSegment());
+    }
     fdbresolver::Config config = o.config;
     if (config.classPath.empty() && std::getenv("FDBRESOLVER_CLASS_PATH") == nullptr) {
         config.classPath = defaultClassPath();
     }
     ConflictSetCloser closer{nullptr};
-    try {
-        closer.cs = fdbresolver::newConflictSet(config);
-    } catch (const fdbresolver::Error& e) {
-        std::string why = withoutFunctionName(fdbr_last_error());
-        return e.status() == FDBR_INVALID_ARGUMENT ? fail(kBadInput, why)
-                                                   : fail(kFailure, "cannot start the engine: " + why);
+    if (o.settings.empty()) {
+        try {
+            closer.cs = fdbresolver::newConflictSet(config);
+        } catch (const fdbresolver::Error& e) {
+            std::string why = withoutFunctionName(fdbr_last_error());
+            return e.status() == FDBR_INVALID_ARGUMENT ? fail(kBadInput, why)
+                                                       : fail(kFailure, "cannot start the engine: " + why);
+        }
+    } else {
+        // As FoundationDB's Resolver hook opens the plugin: one configuration text.
+        fdbr_resolver* resolver = nullptr;
+        fdbr_status status = fdbr_open_text(configurationText(config, o.settings).c_str(), &resolver);
+        if (status != FDBR_OK) {
+            std::string why = withoutFunctionName(fdbr_last_error());
+            return status == FDBR_INVALID_ARGUMENT ? fail(kBadInput, why) : fail(kFailure, "cannot start the engine: " + why);
+        }
+        closer.cs = new fdbresolver::ConflictSet();
+        closer.cs->library = &fdbresolver::Library::linked();
+        closer.cs->resolver = resolver;
     }
     fdbresolver::ConflictSet* cs = closer.cs;
 
@@ -368,9 +413,22 @@ int replayTrace(const Options& o) {
     if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
         return fail(kBadInput, std::string("cannot write the results to standard output: ") + std::strerror(errno));
     }
+    if (!o.settings.empty()) {
+        std::string warnings = fdbresolver::takeWarnings(cs);
+        for (size_t start = 0; start < warnings.size();) {
+            size_t end = warnings.find('\n', start);
+            if (end == std::string::npos) end = warnings.size();
+            if (end > start) std::fprintf(stderr, "fdbresolver-replay: library warning: %s\n", warnings.substr(start, end - start).c_str());
+            start = end + 1;
+        }
+    }
     fdbresolver::ConflictSet* done = closer.cs;
     closer.cs = nullptr;
-    fdbresolver::destroyConflictSet(done);
+    try {
+        fdbresolver::destroyConflictSet(done);  // with capture=, writes what is queued and finishes the segment
+    } catch (const fdbresolver::Error& e) {
+        return fail(kFailure, std::string("closing the resolver failed: ") + e.what());
+    }
     return kOk;
 }
 

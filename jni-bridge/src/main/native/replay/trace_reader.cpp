@@ -1,11 +1,13 @@
 #include "trace_reader.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 namespace replay {
@@ -157,23 +159,81 @@ void decodeTransaction(Wire w, CommitTransactionRef* tr) {
     }
 }
 
+/** A capture segment's trace file name, segment-NNNNNN.trace.gz (the Java side's CaptureChain.traceName). */
+std::string segmentName(int number) {
+    char name[64];
+    std::snprintf(name, sizeof(name), "segment-%06d.trace.gz", number);
+    return name;
+}
+
+/** The number of a capture segment's trace file name, or -1 for another name. */
+int segmentNumber(const std::string& name) {
+    const std::string prefix = "segment-", suffix = ".trace.gz";
+    if (name.size() < prefix.size() + 6 + suffix.size() || name.compare(0, prefix.size(), prefix) != 0 ||
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) {
+        return -1;
+    }
+    std::string digits = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+    if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) return -1;
+    return std::stoi(digits);
+}
+
+/** A capture folder's segments in order, checked to be numbered without a gap; none: not a capture. */
+std::vector<std::pair<int, std::string>> captureSegments(const std::string& folder) {
+    std::vector<std::pair<int, std::string>> found;
+    DIR* dir = opendir(folder.c_str());
+    if (dir == nullptr) return found;
+    while (dirent* e = readdir(dir)) {
+        int n = segmentNumber(e->d_name);
+        if (n >= 0) found.emplace_back(n, e->d_name);
+    }
+    closedir(dir);
+    std::sort(found.begin(), found.end());
+    for (size_t i = 1; i < found.size(); i++) {
+        if (found[i].first != found[i - 1].first + 1) {
+            int from = found[i - 1].first + 1, to = found[i].first - 1;
+            throw TraceError("capture " + folder + ": trace segments " + std::to_string(from) +
+                             (to > from ? " to " + std::to_string(to) : "") + " are missing (between " +
+                             found[i - 1].second + " and " + found[i].second + ")");
+        }
+    }
+    return found;
+}
+
 }  // namespace
 
 TraceReader::TraceReader(const std::string& path) : path_(path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+        for (const auto& segment : captureSegments(path)) {
+            segments_.push_back(path + (path.back() == '/' ? "" : "/") + segment.second);
+            segmentNumbers_.push_back(segment.first);
+        }
+        if (segments_.empty()) {
+            throw TraceError("cannot read " + path + ": " + std::strerror(EISDIR));
+        }
+        path_ = segments_.front();
+    }
+    openFile();
+}
+
+void TraceReader::openFile() {
+    headerRead_ = false;
+    messageIndex_ = 0;
+    int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
-        throw TraceError("cannot open " + path + ": " + std::strerror(errno));
+        throw TraceError("cannot open " + path_ + ": " + std::strerror(errno));
     }
     struct stat st;
     if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
         ::close(fd);
-        throw TraceError("cannot read " + path + ": " + std::strerror(EISDIR));
+        throw TraceError("cannot read " + path_ + ": " + std::strerror(EISDIR));
     }
     // gzdopen reads gzip (recognized by its magic) and passes any other file through unchanged.
     file_ = gzdopen(fd, "rb");
     if (file_ == nullptr) {
         ::close(fd);
-        throw TraceError("cannot read " + path + ": out of memory");
+        throw TraceError("cannot read " + path_ + ": out of memory");
     }
     gzbuffer(file_, 1 << 17);
     bool read;
@@ -186,15 +246,31 @@ TraceReader::TraceReader(const std::string& path) : path_(path) {
     if (!read) {
         throw TraceError(path_ + ": empty file: not a trace (no trace header)");
     }
-    std::string format;
+    std::string format, workload, chain, segment, previous;
+    auto text = [](KeyRef t) { return std::string(reinterpret_cast<const char*>(t.data), size_t(t.length)); };
     try {
         Wire w(buffer_.data(), buffer_.data() + messageLength_, buffer_.data());
         while (!w.done()) {
             int type;
             uint32_t field = w.tag(&type);
             if ((field == 1 || field == 2) && type == kLengthDelimited) {
-                KeyRef text = w.bytes();
-                (field == 1 ? format : workload_).assign(reinterpret_cast<const char*>(text.data), size_t(text.length));
+                (field == 1 ? format : workload) = text(w.bytes());
+            } else if (field == 4 && type == kLengthDelimited) {
+                // params: map<string, string>, each entry a message of key (1) and value (2)
+                Wire entry = w.sub();
+                std::string key, value;
+                while (!entry.done()) {
+                    int t;
+                    uint32_t f = entry.tag(&t);
+                    if ((f == 1 || f == 2) && t == kLengthDelimited) {
+                        (f == 1 ? key : value) = text(entry.bytes());
+                    } else {
+                        entry.skip(t);
+                    }
+                }
+                if (key == "capture_chain") chain = value;
+                if (key == "segment") segment = value;
+                if (key == "previous_segment") previous = value;
             } else {
                 w.skip(type);
             }
@@ -206,6 +282,21 @@ TraceReader::TraceReader(const std::string& path) : path_(path) {
         fail("format is '" + format + "', expected '" + kTraceFormat + "'" +
              (format == kDecisionFormat ? " (this is a decision file, not a trace)" : ""));
     }
+    if (!segments_.empty()) {
+        // A capture folder's segment must continue the chain (as CaptureChain.checkContinues on the Java side).
+        int number = segmentNumbers_[segment_];
+        if (workload != "capture") fail("workload is '" + workload + "', not a capture's ('capture')");
+        if (segment != std::to_string(number)) {
+            fail("segment is '" + segment + "', not " + std::to_string(number) + " as the file is named");
+        }
+        if (segment_ > 0) {
+            if (chain != chain_) fail("capture_chain is '" + chain + "', not the folder's first segment's '" + chain_ + "'");
+            std::string expected = segmentName(segmentNumbers_[segment_ - 1]);
+            if (previous != expected) fail("previous_segment is '" + previous + "', not " + expected);
+        }
+        chain_ = chain;
+    }
+    if (segment_ == 0) workload_ = workload;
     headerRead_ = true;
 }
 
@@ -214,8 +305,8 @@ TraceReader::~TraceReader() {
 }
 
 void TraceReader::fail(const std::string& what) const {
-    // While batch b is read, messageIndex_ is b + 1 (the header was message 0).
-    std::string where = headerRead_ ? "batch " + std::to_string(messageIndex_ - 1) : "trace header";
+    // While batch b of this file is read, messageIndex_ is b + 1 (the header was message 0).
+    std::string where = headerRead_ ? "batch " + std::to_string(batchBase_ + messageIndex_ - 1) : "trace header";
     throw TraceError(path_ + ": " + where + ": " + what);
 }
 
@@ -271,7 +362,14 @@ bool TraceReader::readMessage() {
 }
 
 bool TraceReader::next(Batch* batch) {
-    if (!readMessage()) return false;
+    while (!readMessage()) {
+        if (segment_ + 1 >= segments_.size()) return false;
+        batchBase_ += messageIndex_ - 1;  // this segment's batches
+        gzclose(file_);
+        file_ = nullptr;
+        path_ = segments_[++segment_];
+        openFile();
+    }
     batch->version = 0;
     batch->newOldestVersion = 0;
     batch->transactionCount = 0;

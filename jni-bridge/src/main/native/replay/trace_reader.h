@@ -70,9 +70,15 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+/**
+ * Reads a trace file, or a capture's folder (docs/capture.md) as one trace: its segments
+ * segment-NNNNNN.trace.gz in order, each one's header checked to continue the chain (a capture's, numbered as
+ * its file, of the same chain, naming the previous segment). Batches are counted across the chain; errors name
+ * the segment's file.
+ */
 class TraceReader {
 public:
-    /** Opens the file and reads its header; throws TraceError. */
+    /** Opens the file (or the capture folder's first segment) and reads its header; throws TraceError. */
     explicit TraceReader(const std::string& path);
     ~TraceReader();
     TraceReader(const TraceReader&) = delete;
@@ -83,7 +89,12 @@ public:
 
     const std::string& workload() const { return workload_; }
 
+    /** For a capture folder, its first segment's number (above 0 once rotation deleted the oldest); else -1. */
+    int firstSegment() const { return segments_.empty() ? -1 : segmentNumbers_.front(); }
+
 private:
+    /** Opens path_ and reads and checks its header. */
+    void openFile();
     /** Reads one length-delimited message into buffer_; false at a clean end of file. */
     bool readMessage();
     /** Why zlib stopped reading (a cut or corrupt gzip stream, an I/O error), or "" at a plain end. */
@@ -98,6 +109,15 @@ private:
     uint64_t messageIndex_ = 0;
     bool headerRead_ = false;
     std::string workload_;
+    /** A capture folder's segment files in order and their numbers (empty for one file), and the one being read. */
+    std::vector<std::string> segments_;
+    std::vector<int> segmentNumbers_;
+    size_t segment_ = 0;
+    /** Batches of the segments before this one; the header's capture_chain and segment (a capture's). */
+    uint64_t batchBase_ = 0;
+    std::string chain_;
+    std::string segmentParam_;
+    std::string previousSegmentParam_;
 };
 
 }  // namespace replay

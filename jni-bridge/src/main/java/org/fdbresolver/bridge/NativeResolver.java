@@ -12,6 +12,8 @@ import org.fdbresolver.api.ConflictSetConfig;
 import org.fdbresolver.api.ConflictSetStats;
 import org.fdbresolver.api.InvalidBatchException;
 import org.fdbresolver.api.Phase;
+import org.fdbresolver.bridge.capture.Capture;
+import org.fdbresolver.bridge.capture.CaptureSettings;
 
 /**
  * The one class that native code calls (libfdbresolver, {@code fdbresolver.h}): {@link #open} makes a
@@ -81,6 +83,8 @@ public final class NativeResolver {
     private long batchesResolved;
     private long engineNanos;
     private long lastEngineNanos;
+    /** Records every batch decided ({@code capture=PATH}), or null. */
+    private Capture capture;
 
     private NativeResolver(ConflictSet conflictSet, long heapNeed) {
         this.conflictSet = conflictSet;
@@ -125,16 +129,27 @@ public final class NativeResolver {
             ConflictSetConfig built = config.build();
             ConflictSet cs = ConflictSet.open(built);
             long bound = cs.engine().historyHeapBoundBytes();
-            long need = HeapPlan.need(bound);
+            CaptureSettings captureSettings = bridge.capture();
+            long need = HeapPlan.need(bound) + (captureSettings == null ? 0 : captureSettings.heapBytes());
             try {
                 HeapPlan.admit(need, "engine " + cs.engineName() + " with memory_budget=" + built.memoryBudgetBytes()
-                        + (bound < 0 ? "" : " (its history takes at most " + HeapPlan.mib(bound) + " of heap)"),
+                        + (bound < 0 ? "" : " (its history takes at most " + HeapPlan.mib(bound) + " of heap)")
+                        + (captureSettings == null ? "" : " and a capture (capture_queue_bytes=" + captureSettings.queueBytes() + ")"),
                         bridge.processMemoryLimit(), bridge.hostMemoryReserve());
             } catch (RuntimeException e) {
                 cs.close();
                 throw e;
             }
             NativeResolver resolver = new NativeResolver(cs, need);
+            if (captureSettings != null) {
+                try {
+                    resolver.capture = Capture.open(captureSettings, cs.engineName(), resolver::warn);
+                } catch (RuntimeException e) {
+                    HeapPlan.release(need);
+                    cs.close();
+                    throw e;
+                }
+            }
             if (bound < 0) {
                 resolver.warn("engine " + cs.engineName() + " keeps all history: its memory has no bound (an oracle for "
                         + "tests and checks, not for production)");
@@ -196,6 +211,9 @@ public final class NativeResolver {
             engineNanos += nanos;
             lastEngineNanos = nanos;
             batchesResolved++;
+            if (capture != null) {
+                capture.record(batch, result, now, newOldestVersion); // never throws: a failing capture stops itself
+            }
             return OK;
         } catch (InvalidBatchException e) {
             writeMessage(e.getMessage(), messageAddress, messageCapacity);
@@ -214,6 +232,9 @@ public final class NativeResolver {
     int clear(long version, long messageAddress, int messageCapacity) {
         try {
             conflictSet.clear(version);
+            if (capture != null) {
+                capture.stop("fdbr_clear(" + version + ") forgot the history, which a trace cannot say");
+            }
             return OK;
         } catch (Throwable e) {
             writeMessage(describe(e), messageAddress, messageCapacity);
@@ -275,14 +296,25 @@ public final class NativeResolver {
     }
 
     int close(long messageAddress, int messageCapacity) {
+        Throwable failure = null;
         try {
             HeapPlan.release(heapNeed);
             conflictSet.close();
-            return OK;
         } catch (Throwable e) {
-            writeMessage(describe(e), messageAddress, messageCapacity);
+            failure = e;
+        }
+        if (capture != null) {
+            try {
+                capture.close(); // writes what is queued and finishes the segment
+            } catch (Throwable e) {
+                failure = failure == null ? e : failure;
+            }
+        }
+        if (failure != null) {
+            writeMessage(describe(failure), messageAddress, messageCapacity);
             return ENGINE_ERROR;
         }
+        return OK;
     }
 
     /** The exception's class and message, and where it was thrown: enough for a host's log line. */

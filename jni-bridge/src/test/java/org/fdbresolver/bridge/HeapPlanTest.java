@@ -4,8 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Path;
 import org.fdbresolver.api.ConflictSet;
 import org.fdbresolver.api.ConflictSetConfig;
+import org.fdbresolver.bridge.capture.CaptureSettings;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -44,10 +46,30 @@ class HeapPlanTest {
 
     @Test
     void bridgeSettingsAreReadAsTheNativeSideWritesThem() {
-        assertEquals(new BridgeSettings(8L << 30, 1L << 29), BridgeSettings.parse("process_memory_limit=8589934592\nhost_memory_reserve=536870912"));
+        assertEquals(new BridgeSettings(8L << 30, 1L << 29, null), BridgeSettings.parse("process_memory_limit=8589934592\nhost_memory_reserve=536870912"));
         assertEquals(BridgeSettings.NONE, BridgeSettings.parse(null));
         assertEquals(0, BridgeSettings.parse("").processMemoryLimit());
         assertThrows(IllegalArgumentException.class, () -> BridgeSettings.parse("colour=blue"));
         assertThrows(IllegalArgumentException.class, () -> BridgeSettings.parse("process_memory_limit=-3"));
+    }
+
+    @Test
+    void captureSettingsAreReadAsTheNativeSideWritesThem() {
+        BridgeSettings s = BridgeSettings.parse("capture=/tmp/c\ncapture_segment_bytes=1048576\ncapture_max_bytes=8388608\n"
+                + "capture_queue_bytes=2097152\ncapture_config=engine=tree;capture=/tmp/c");
+        assertEquals(new CaptureSettings(Path.of("/tmp/c"), 1 << 20, 8 << 20, 2 << 20, "engine=tree;capture=/tmp/c"), s.capture());
+        CaptureSettings defaults = BridgeSettings.parse("capture=/tmp/c").capture();
+        assertEquals(64L << 20, defaults.segmentBytes());
+        assertEquals(1L << 30, defaults.maxBytes());
+        assertEquals(32 << 20, defaults.queueBytes());
+        // What the native side adds to the heap of a JVM it starts for a capture (2 x queue + 8 MiB) is the Java need.
+        assertEquals(2L * (32 << 20) + (8 << 20), defaults.heapBytes());
+        assertEquals("capture_queue_bytes is set but capture= is not (it names where captures go)",
+                assertThrows(IllegalArgumentException.class, () -> BridgeSettings.parse("capture_queue_bytes=1048576")).getMessage());
+        assertEquals("capture_segment_bytes=1024 is below the least, 65536 (64k)",
+                assertThrows(IllegalArgumentException.class,
+                        () -> BridgeSettings.parse("capture=/tmp/c\ncapture_segment_bytes=1024")).getMessage());
+        assertEquals("capture_queue_bytes=3221225472 is over the most, 2 GiB", assertThrows(IllegalArgumentException.class,
+                () -> BridgeSettings.parse("capture=/tmp/c\ncapture_queue_bytes=3221225472")).getMessage());
     }
 }

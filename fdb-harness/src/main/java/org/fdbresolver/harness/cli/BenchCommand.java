@@ -1,12 +1,12 @@
 package org.fdbresolver.harness.cli;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 import org.fdbresolver.api.BatchResult;
 import org.fdbresolver.api.ConflictSet;
 import org.fdbresolver.api.ConflictSetStats;
 import org.fdbresolver.api.Phase;
+import org.fdbresolver.harness.trace.CaptureChain;
 import org.fdbresolver.harness.trace.DecisionHasher;
 import org.fdbresolver.harness.trace.Hashes;
 import org.fdbresolver.harness.trace.LoadedTrace;
@@ -60,7 +60,7 @@ final class BenchCommand extends Subcommand {
         var config = engine.config();
         EngineOptions.open(config).close(); // an unknown engine fails before the load, not after
 
-        long size = Files.size(tracePath);
+        long size = CaptureChain.storedBytes(tracePath);
         LoadedTrace trace;
         try (Progress progress = context.progress("loading", size, "bytes")) {
             long[] loaded = new long[1];

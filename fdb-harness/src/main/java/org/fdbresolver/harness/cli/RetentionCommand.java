@@ -27,6 +27,7 @@ import org.fdbresolver.harness.retention.RetentionSample;
 import org.fdbresolver.harness.retention.RetentionSummary;
 import org.fdbresolver.harness.retention.TraceReplay;
 import org.fdbresolver.harness.trace.AtomicOutput;
+import org.fdbresolver.harness.trace.CaptureChain;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -125,10 +126,11 @@ final class RetentionCommand extends Subcommand {
         if (!Files.exists(trace)) {
             throw new UsageException("trace " + trace + " does not exist");
         }
-        if (Files.isDirectory(trace)) {
+        boolean capture = CaptureChain.isCapture(trace);
+        if (Files.isDirectory(trace) && !capture) {
             throw new UsageException("trace " + trace + " is a directory");
         }
-        boolean pipe = !Files.isRegularFile(trace);
+        boolean pipe = !capture && !Files.isRegularFile(trace);
         if (pipe && (budgets.size() > 1 || versusFdb)) {
             throw new UsageException(trace + " is not a regular file and can be read only once: give one budget and no --versus-fdb");
         }
@@ -152,6 +154,11 @@ final class RetentionCommand extends Subcommand {
             }
             throw e;
         }
+    }
+
+    /** The trace's stored size for a progress bar; 0 for a pipe, whose size is unknown. */
+    private long progressBytes() throws IOException {
+        return Files.isRegularFile(trace) || CaptureChain.isCapture(trace) ? CaptureChain.storedBytes(trace) : 0;
     }
 
     /** Replays, measures, draws and prints: everything after the command line was checked and DIR created. */
@@ -198,7 +205,7 @@ final class RetentionCommand extends Subcommand {
                 // budget (or an engine that forgot everything) start from a tenth of the trace.
                 long age = s.budgetBound() ? (long) (s.retainedAgeMin() * RetentionSample.VERSIONS_PER_SECOND) : 0;
                 long guess = age > 3 * step ? age / 3 : span / 10;
-                try (Progress progress = context.progress("FoundationDB window, " + r.name(), Files.size(trace), "bytes")) {
+                try (Progress progress = context.progress("FoundationDB window, " + r.name(), CaptureChain.storedBytes(trace), "bytes")) {
                     shown[0] = progress;
                     fdb.add(search.longestWindow(s.budgetBytes(), guess));
                 } finally {
@@ -210,7 +217,7 @@ final class RetentionCommand extends Subcommand {
             for (int i = 0; i < runs.size(); i++) {
                 FdbWindowSearch.Result f = fdb.get(i);
                 try (Progress progress = context.progress("engine at FoundationDB's window, " + runs.get(i).name(),
-                        Files.size(trace), "bytes")) {
+                        CaptureChain.storedBytes(trace), "bytes")) {
                     enginePeaks.add(f.fits() && f.windowVersions() > 0
                             ? new EngineMeter(trace, config(budgets.getFirst()), progress::update).peakBytes(f.windowVersions())
                             : -1L);
@@ -297,7 +304,7 @@ final class RetentionCommand extends Subcommand {
         int[] tooOld = new int[2];
         String engineName;
         try (ConflictSet cs = EngineOptions.open(config(budget));
-             Progress progress = context.progress(cs.engineName() + " " + name, Files.isRegularFile(trace) ? Files.size(trace) : 0, "bytes")) {
+             Progress progress = context.progress(cs.engineName() + " " + name, progressBytes(), "bytes")) {
             ConflictEngine engine = cs.engine();
             engineName = cs.engineName();
             TraceReplay.run(trace, cs, TraceReplay.TRACE_WINDOW, (index, batch, version, newOldest, result) -> {

@@ -1,12 +1,12 @@
 package org.fdbresolver.harness.cli;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import org.fdbresolver.api.BatchResult;
 import org.fdbresolver.api.ConflictBatch;
 import org.fdbresolver.api.ConflictSet;
 import org.fdbresolver.api.ConflictSetConfig;
+import org.fdbresolver.harness.trace.CaptureChain;
 import org.fdbresolver.harness.trace.DecisionHasher;
 import org.fdbresolver.harness.trace.DecisionWriter;
 import org.fdbresolver.harness.trace.Hashes;
@@ -38,8 +38,8 @@ final class TraceResolution {
              ConflictSet conflictSet = EngineOptions.open(config);
              // The decision header names the trace by its hash, known before the first batch is written.
              DecisionWriter writer = decisions == null ? null
-                     : DecisionWriter.create(decisions, conflictSet.engineName(), Hashes.sha256(trace));
-             Progress progress = context.progress(conflictSet.engineName(), Files.size(trace), "bytes")) {
+                     : DecisionWriter.create(decisions, conflictSet.engineName(), CaptureChain.offeredSha256(trace));
+             Progress progress = context.progress(conflictSet.engineName(), CaptureChain.storedBytes(trace), "bytes")) {
             ConflictBatch batch = conflictSet.newBatch();
             DecisionHasher hasher = new DecisionHasher();
             long engineNanos = 0;

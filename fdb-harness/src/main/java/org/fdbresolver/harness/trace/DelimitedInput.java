@@ -56,6 +56,14 @@ final class DelimitedInput implements AutoCloseable {
 
     /** Opens a file; {@code what} ("trace", "decision file") is used in the error for a missing file. */
     static DelimitedInput open(Path path, String what) throws IOException {
+        return open(path, what, Hashes.sha256());
+    }
+
+    /**
+     * Opens a file whose stored bytes are hashed into {@code digest}, which may already hold earlier files'
+     * (a capture's segments, hashed as one stream).
+     */
+    static DelimitedInput open(Path path, String what, MessageDigest digest) throws IOException {
         InputStream file;
         try {
             file = Files.newInputStream(path);
@@ -67,7 +75,7 @@ final class DelimitedInput implements AutoCloseable {
             throw new TraceFormatException(what + " " + path + " is a directory");
         }
         try {
-            return of(file);
+            return of(file, digest);
         } catch (IOException | RuntimeException e) {
             file.close();
             throw e;
@@ -76,7 +84,11 @@ final class DelimitedInput implements AutoCloseable {
 
     /** Reads from a stream of stored bytes (possibly gzip); closing this closes the stream. */
     static DelimitedInput of(InputStream storedStream) throws IOException {
-        StoredBytes stored = new StoredBytes(storedStream);
+        return of(storedStream, Hashes.sha256());
+    }
+
+    private static DelimitedInput of(InputStream storedStream, MessageDigest digest) throws IOException {
+        StoredBytes stored = new StoredBytes(storedStream, digest);
         byte[] magic = new byte[2];
         int n = stored.readNBytes(magic, 0, 2);
         boolean gzip = n == 2 && (magic[0] & 0xFF) == 0x1f && (magic[1] & 0xFF) == 0x8b;
@@ -156,11 +168,16 @@ final class DelimitedInput implements AutoCloseable {
      * bytes) so that the hash covers the whole file.
      */
     byte[] drainAndDigest() throws IOException {
+        drain();
+        return stored.digest.digest();
+    }
+
+    /** Reads whatever the framing left unread, so that the digest has seen the whole file. */
+    void drain() throws IOException {
         byte[] skip = new byte[IO_BUFFER];
         while (stored.read(skip, 0, skip.length) > 0) {
             // hashed by StoredBytes as it passes
         }
-        return stored.digest.digest();
     }
 
     @Override
@@ -228,13 +245,14 @@ final class DelimitedInput implements AutoCloseable {
 
     /** The file's stored bytes: hashed and counted as they pass, with a two-byte push-back for the magic. */
     private static final class StoredBytes extends FilterInputStream {
-        final MessageDigest digest = Hashes.sha256();
+        final MessageDigest digest;
         long count;
         private byte[] pushedBack = new byte[0];
         private int pushedPos;
 
-        StoredBytes(InputStream in) {
+        StoredBytes(InputStream in, MessageDigest digest) {
             super(in);
+            this.digest = digest;
         }
 
         void unread(byte[] bytes, int n) {

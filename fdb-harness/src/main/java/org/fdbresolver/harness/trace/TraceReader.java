@@ -3,7 +3,10 @@ package org.fdbresolver.harness.trace;
 import com.google.protobuf.InvalidProtocolBufferException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.List;
 import org.fdbresolver.api.ConflictBatch;
 import org.fdbresolver.trace.v1.Batch;
 import org.fdbresolver.trace.v1.TraceHeader;
@@ -29,7 +32,7 @@ import org.fdbresolver.trace.v1.TraceHeader;
  * here: {@link org.fdbresolver.api.ConflictSet} checks it before any engine sees a batch.
  */
 public final class TraceReader implements AutoCloseable {
-    private final DelimitedInput input;
+    private DelimitedInput input;
     private final TraceHeader header;
     private long batches;
     private boolean ended;
@@ -39,12 +42,49 @@ public final class TraceReader implements AutoCloseable {
     private long version;
     private long newOldestVersion;
 
+    /** A capture folder's trace segments, read one after the other; null for one file. */
+    private final List<Path> segments;
+    private int segment;
+    private TraceHeader segmentHeader;
+    /** How errors name a batch: "batch", or "segment-000003.trace.gz: batch" in a capture folder. */
+    private String batchLabel = "batch";
+    /** The chain's offered hash, over every segment's stored bytes. */
+    private final MessageDigest chainDigest;
+    /** Stored bytes of the segments before the one being read. */
+    private long storedBefore;
+
     private TraceReader(DelimitedInput input) throws IOException {
         this.input = input;
-        this.header = readHeader(input);
+        this.header = readHeader(input, "");
+        this.segments = null;
+        this.chainDigest = null;
     }
 
+    private TraceReader(List<Path> segments, MessageDigest digest) throws IOException {
+        this.segments = segments;
+        this.chainDigest = digest;
+        Path first = segments.getFirst();
+        this.input = DelimitedInput.open(first, "trace", digest);
+        try {
+            this.header = readHeader(input, first.getFileName() + ": ");
+            CaptureChain.checkContinues(first, header, null);
+        } catch (IOException | RuntimeException e) {
+            input.close();
+            throw e;
+        }
+        this.segmentHeader = header;
+        this.batchLabel = first.getFileName() + ": batch";
+    }
+
+    /**
+     * Opens a trace file, or a capture's folder (docs/capture.md), whose trace segments are then read in order as one
+     * trace: {@link #header()} is the first segment's, and each later segment's header is checked to continue the
+     * chain. Batches are counted across the whole chain; errors name the segment.
+     */
     public static TraceReader open(Path path) throws IOException {
+        if (Files.isDirectory(path) && CaptureChain.isCapture(path)) {
+            return new TraceReader(CaptureChain.traceSegments(path), Hashes.sha256());
+        }
         DelimitedInput in = DelimitedInput.open(path, "trace");
         return opened(in);
     }
@@ -63,29 +103,66 @@ public final class TraceReader implements AutoCloseable {
         }
     }
 
-    private static TraceHeader readHeader(DelimitedInput in) throws IOException {
+    /** @param where "" for a file; "NAME: " naming a capture's segment */
+    private static TraceHeader readHeader(DelimitedInput in, String where) throws IOException {
         int len;
         try {
-            len = in.next("trace header", -1);
+            len = in.next(where + "trace header", -1);
         } catch (TraceFormatException e) {
             throw e.getMessage().contains("gzip") ? e : new TraceFormatException(e.getMessage() + " (not a trace file?)", e);
         }
         if (len < 0) {
-            throw new TraceFormatException("empty file: not a trace (no trace header)");
+            throw new TraceFormatException(where + "empty file: not a trace (no trace header)");
         }
         TraceHeader header;
         try {
             header = TraceHeader.parser().parseFrom(in.message(), 0, len);
         } catch (InvalidProtocolBufferException e) {
-            throw new TraceFormatException(MalformedMessages.malformed("trace header", "TraceHeader", in.message(), len, e)
-                    .getMessage() + " (not a trace file?)", e);
+            throw new TraceFormatException(MalformedMessages.malformed(where + "trace header", "TraceHeader", in.message(),
+                    len, e).getMessage() + " (not a trace file?)", e);
         }
         if (!TraceFormats.TRACE.equals(header.getFormat())) {
             String hint = TraceFormats.DECISIONS.equals(header.getFormat()) ? " (this is a decision file, not a trace)" : "";
-            throw new TraceFormatException("trace header: format is '" + header.getFormat() + "', expected '"
+            throw new TraceFormatException(where + "trace header: format is '" + header.getFormat() + "', expected '"
                     + TraceFormats.TRACE + "'" + hint);
         }
         return header;
+    }
+
+    /**
+     * The next batch's frame: its length, or -1 at the end of the trace (of the last segment of a capture, the
+     * next segments' headers read and checked on the way).
+     */
+    private int nextFrame() throws IOException {
+        for (;;) {
+            int len = input.next(batchLabel, batches);
+            if (len >= 0 || segments == null || segment + 1 == segments.size()) {
+                return len;
+            }
+            input.drain();
+            storedBefore += input.storedBytesRead();
+            input.close();
+            Path next = segments.get(++segment);
+            input = DelimitedInput.open(next, "trace", chainDigest);
+            TraceHeader h = readHeader(input, next.getFileName() + ": ");
+            CaptureChain.checkContinues(next, h, segmentHeader);
+            segmentHeader = h;
+            batchLabel = next.getFileName() + ": batch";
+        }
+    }
+
+    /** The offered hash, once the last frame was read: of the file, or of the chain's segments one after the other. */
+    private byte[] digestAtEnd() throws IOException {
+        if (segments == null) {
+            return input.drainAndDigest();
+        }
+        input.drain();
+        return chainDigest.digest();
+    }
+
+    /** For a capture folder: the number of its first segment (above 0 when rotation deleted the oldest); else -1. */
+    public int firstSegment() {
+        return segments == null ? -1 : CaptureChain.number(segments.getFirst());
     }
 
     public TraceHeader header() {
@@ -97,10 +174,10 @@ public final class TraceReader implements AutoCloseable {
         if (ended) {
             return null;
         }
-        int len = input.next("batch", batches);
+        int len = nextFrame();
         if (len < 0) {
             ended = true;
-            offeredSha256 = input.drainAndDigest();
+            offeredSha256 = digestAtEnd();
             return null;
         }
         Batch batch;
@@ -124,10 +201,10 @@ public final class TraceReader implements AutoCloseable {
         if (ended) {
             return false;
         }
-        int len = input.next("batch", batches);
+        int len = nextFrame();
         if (len < 0) {
             ended = true;
-            offeredSha256 = input.drainAndDigest();
+            offeredSha256 = digestAtEnd();
             return false;
         }
         if (decoder.decode(input.message(), len, target)) {
@@ -166,7 +243,7 @@ public final class TraceReader implements AutoCloseable {
 
     /** Bytes of the file consumed so far as stored, for progress against the file size. */
     public long storedBytesRead() {
-        return input.storedBytesRead();
+        return storedBefore + input.storedBytesRead();
     }
 
     public boolean isGzip() {
@@ -174,8 +251,8 @@ public final class TraceReader implements AutoCloseable {
     }
 
     /**
-     * The offered hash: SHA-256 of the file's bytes as stored. Known once {@link #next()} has returned
-     * {@code null}.
+     * The offered hash: SHA-256 of the file's bytes as stored (of a capture folder's trace segments' stored bytes
+     * one after the other). Known once {@link #next()} has returned {@code null}.
      *
      * @throws IllegalStateException before the end of the trace
      */

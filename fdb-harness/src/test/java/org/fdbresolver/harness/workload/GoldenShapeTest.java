@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.zip.GZIPInputStream;
+import org.fdbresolver.harness.trace.CaptureChain;
 import org.fdbresolver.harness.trace.GoldenFiles;
 import org.fdbresolver.trace.v1.Batch;
 import org.fdbresolver.trace.v1.TraceHeader;
@@ -35,6 +36,10 @@ class GoldenShapeTest {
         for (String row : rows.subList(1, rows.size())) {
             String[] cols = row.split("\t");
             String name = cols[0];
+            if (cols[1].equals(CaptureChain.WORKLOAD)) {
+                assertWholeCapture(dir.resolve(name + ".trace.gz"), name);
+                continue; // recorded from a real resolver: no generator to compare with
+            }
             String[] argv = generatorArguments(cols[2]);
             String workload = argv[0];
             Map<String, String> options = new HashMap<>();
@@ -77,6 +82,19 @@ class GoldenShapeTest {
     static String[] generatorArguments(String column) {
         String[] argv = column.trim().split("\\s+");
         return argv[0].endsWith(".py") ? Arrays.copyOfRange(argv, 1, argv.length) : argv;
+    }
+
+    /**
+     * A captured golden trace (testdata/golden/README.md) is the first segment of a capture, whole: a resolver's life
+     * from its first batch, so that replaying it must give the decisions recorded.
+     */
+    static void assertWholeCapture(Path trace, String name) throws IOException {
+        try (InputStream in = new GZIPInputStream(Files.newInputStream(trace))) {
+            TraceHeader h = TraceHeader.parseDelimitedFrom(in);
+            assertEquals(CaptureChain.WORKLOAD, h.getWorkload(), name);
+            assertEquals("0", h.getParamsOrDefault(CaptureChain.SEGMENT, ""), name + ": a capture's first segment");
+            assertEquals("", h.getParamsOrDefault(CaptureChain.PREVIOUS_SEGMENT, "?"), name + ": no segment before it");
+        }
     }
 
     private static int firstKeyLength(Batch b) {
