@@ -11,7 +11,8 @@ import org.fdbresolver.trace.v1.Transaction;
  * <p>Each batch has {@code txns} transactions; versions start at {@code base-version} and advance
  * {@code version-step} per batch (31,250 = 31.25 ms at FoundationDB's 1,000,000 versions per second);
  * new oldest version is {@code max(0, version - window)}. Keys are integers in {@code [0, keyspace)}
- * as 8-byte big-endian: with probability {@code hot-fraction} one of {@code hot-keys} hot keys chosen
+ * ({@link KeyShape}: 8-byte big-endian by default, or {@code key-length} bytes with a shared prefix of
+ * {@code key-prefix} bytes): with probability {@code hot-fraction} one of {@code hot-keys} hot keys chosen
  * by a Zipf law of exponent {@code zipf-s} (rank {@code r} has weight {@code 1/(r+1)^s}), hot ranks
  * scattered over the key space by a fixed stride; otherwise a uniform key. Read lags are Lomax
  * (Pareto type II): {@code floor(lag-scale * (U^(-1/lag-alpha) - 1))}, capped at {@code window} (a capped
@@ -19,7 +20,6 @@ import org.fdbresolver.trace.v1.Transaction;
  * 1..version-step versions below the oldest version.
  */
 final class LongTraceWorkload extends BatchStream {
-    private static final int KEY_WIDTH = 8;
     /** Reads per transaction: weights for 0, 1, 2, 3, 4 reads (percent). */
     static final int[] READ_COUNT_WEIGHTS = {12, 36, 26, 13, 13};
     /** Writes per transaction: weights for 0, 1, 2, 3 writes (percent); a transaction with neither gets one write. */
@@ -43,8 +43,9 @@ final class LongTraceWorkload extends BatchStream {
     private final double lagAlpha;
     private final double tooOldFraction;
     private final double reportFraction;
+    private final KeyShape keys;
 
-    private LongTraceWorkload(String name, long seed, long batches, OptionReader o, int txns, long baseVersion,
+    private LongTraceWorkload(String name, long seed, long batches, OptionReader o, KeyShape keys, int txns, long baseVersion,
             long versionStep, long window, long keyspace, int hotKeys, double hotFraction, double zipfS,
             double rangeFraction, double lagScale, double lagAlpha, double tooOldFraction, double reportFraction) {
         super(name, seed, batches, o.used());
@@ -64,6 +65,7 @@ final class LongTraceWorkload extends BatchStream {
         this.lagAlpha = lagAlpha;
         this.tooOldFraction = tooOldFraction;
         this.reportFraction = reportFraction;
+        this.keys = keys;
     }
 
     /** Cumulative Zipf weights, normalized to end at 1. StrictMath keeps it identical on every JVM. */
@@ -149,10 +151,9 @@ final class LongTraceWorkload extends BatchStream {
         long k = key();
         if (rng.chance(rangeFraction)) {
             long span = rng.between(1, spanMax);
-            return KeyCodec.range(KeyCodec.bigEndian(k, KEY_WIDTH), KeyCodec.bigEndian(k + span, KEY_WIDTH));
+            return KeyCodec.range(keys.key(k), keys.key(k + span));
         }
-        return KeyRange.newBuilder().setBegin(KeyCodec.bigEndian(k, KEY_WIDTH))
-                .setEnd(KeyCodec.bigEndianSuccessor(k, KEY_WIDTH)).build();
+        return KeyRange.newBuilder().setBegin(keys.key(k)).setEnd(keys.successor(k)).build();
     }
 
     private long key() {
@@ -183,7 +184,9 @@ final class LongTraceWorkload extends BatchStream {
                     new WorkloadOption("base-version", "1000000000000", "version of the first batch"),
                     new WorkloadOption("version-step", "31250", "version advance per batch (31.25 ms)"),
                     CommonOptions.window("5000000"),
-                    new WorkloadOption("keyspace", "10000000", "keys are integers in [0, keyspace), 8-byte big-endian"),
+                    new WorkloadOption("keyspace", "10000000", "keys are integers in [0, keyspace), big-endian after the prefix"),
+                    new WorkloadOption(KeyShape.KEY_LENGTH, "8", "bytes per key (point-write ends one more)"),
+                    new WorkloadOption(KeyShape.KEY_PREFIX, "0", "leading bytes every key shares ('.'); the integer follows in up to 8 bytes, then '.' to key-length"),
                     new WorkloadOption("hot-keys", "100000", "size of the hot set"),
                     new WorkloadOption("hot-fraction", "0.4", "fraction of keys drawn from the hot set"),
                     new WorkloadOption("zipf-s", "0.6", "Zipf exponent over hot-set ranks"),
@@ -204,6 +207,7 @@ final class LongTraceWorkload extends BatchStream {
             long step = o.longValue("version-step", 1, 1L << 40);
             long window = o.longValue(CommonOptions.WINDOW, 0, 1L << 60);
             long keyspace = o.longValue("keyspace", 1, 1L << 38);
+            KeyShape keys = KeyShape.read(o, keyspace, Math.max(READ_SPAN_MAX, WRITE_SPAN_MAX));
             int hotKeys = o.intValue("hot-keys", 1, 10_000_000);
             double hotFraction = o.fraction("hot-fraction");
             double zipfS = o.doubleValue("zipf-s", 0.0, 10.0);
@@ -215,12 +219,12 @@ final class LongTraceWorkload extends BatchStream {
             if (batches > 0 && batches > ((1L << 61) / step)) {
                 throw o.invalid("version-step", "batches * version-step overflows the version range");
             }
-            o.constant("key-encoding", "big-endian-8");
+            o.constant("key-encoding", keys.encoding());
             o.constant("read-count-weights", java.util.Arrays.toString(READ_COUNT_WEIGHTS));
             o.constant("write-count-weights", java.util.Arrays.toString(WRITE_COUNT_WEIGHTS));
             o.constant("read-span-max", READ_SPAN_MAX);
             o.constant("write-span-max", WRITE_SPAN_MAX);
-            return new LongTraceWorkload(name(), seed, batches, o, txns, base, step, window, keyspace, hotKeys,
+            return new LongTraceWorkload(name(), seed, batches, o, keys, txns, base, step, window, keyspace, hotKeys,
                     hotFraction, zipfS, rangeFraction, lagScale, lagAlpha, tooOld, report);
         }
     }

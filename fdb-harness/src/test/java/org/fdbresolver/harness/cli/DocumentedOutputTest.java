@@ -112,6 +112,15 @@ class DocumentedOutputTest {
     }
 
     @Test
+    void size() throws IOException {
+        // scaled down (a note) and with every line the command prints
+        CliRun run = CliRun.of("size", "--window", "2", "--rate", "2000", "--key-length", "16", "--max-window-writes", "1000");
+        assertEquals(0, run.code(), run::toString);
+        assertTrue(run.values().containsKey("note"), run::toString);
+        assertDocumented("size", names(run, List.of()));
+    }
+
+    @Test
     void theJdkErrorDocsQuoteIsTheLaunchersOwn() throws Exception {
         Matcher quoted = Pattern.compile("`(error: JAVA_HOME=(\\S+) is JDK 17: [^`]*)`").matcher(Files.readString(CLI_MD));
         assertTrue(quoted.find(), "docs/cli.md quotes the JDK error");

@@ -1,8 +1,10 @@
 package org.fdbresolver.harness.workload;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.google.protobuf.ByteString;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -96,5 +98,45 @@ class LongTraceWorkloadTest {
         assertEquals(1, LongTraceWorkload.coprimeStride(1));
         long s = LongTraceWorkload.coprimeStride(10_000_000);
         assertTrue(s % 2 != 0 && s % 5 != 0);
+    }
+
+    @Test
+    void keysTakeTheLengthAndSharedPrefixAskedAndKeepTheirOrder() {
+        List<Batch> plain = TraceChecks.drain(TraceChecks.create("longtrace", 5, 3, Map.of("txns", "200")));
+        List<Batch> explicit = TraceChecks.drain(TraceChecks.create("longtrace", 5, 3,
+                Map.of("txns", "200", "key-length", "8", "key-prefix", "0")));
+        assertEquals(plain, explicit, "the defaults are the 8-byte big-endian keys");
+        Workload w = TraceChecks.create("longtrace", 5, 3, Map.of("txns", "200", "key-length", "32", "key-prefix", "4"));
+        assertEquals("prefix-4+big-endian-8+fill-20", w.header().getParamsMap().get("key-encoding"));
+        assertEquals("32", w.header().getParamsMap().get("key-length"));
+        List<Batch> longer = TraceChecks.drain(w);
+        for (int i = 0; i < plain.size(); i++) {
+            List<Transaction> a = plain.get(i).getTransactionsList();
+            List<Transaction> b = longer.get(i).getTransactionsList();
+            assertEquals(a.size(), b.size());
+            for (int t = 0; t < a.size(); t++) {
+                assertEquals(a.get(t).getReadSnapshot(), b.get(t).getReadSnapshot(), "the same draws, other bytes");
+                assertEquals(a.get(t).getWritesCount(), b.get(t).getWritesCount());
+                for (int r = 0; r < a.get(t).getWritesCount(); r++) {
+                    KeyRange p = a.get(t).getWrites(r);
+                    KeyRange q = b.get(t).getWrites(r);
+                    assertEquals(32, q.getBegin().size());
+                    assertEquals(TraceChecks.isPoint(p) ? 33 : 32, q.getEnd().size());
+                    assertEquals("....", q.getBegin().substring(0, 4).toStringUtf8());
+                    assertEquals(p.getBegin(), q.getBegin().substring(4, 12), "the integer follows the prefix");
+                    assertEquals(".".repeat(20), q.getBegin().substring(12, 32).toStringUtf8());
+                    assertTrue(ByteString.unsignedLexicographicalComparator().compare(q.getBegin(), q.getEnd()) < 0);
+                }
+            }
+        }
+        // A short key holds fewer integers: the key space must fit in what the prefix leaves.
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TraceChecks.create("longtrace", 5, 3,
+                Map.of("key-length", "4", "key-prefix", "2", "keyspace", "100000")));
+        assertTrue(e.getMessage().contains("--keyspace") && e.getMessage().contains("2 bytes"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> TraceChecks.create("longtrace", 5, 3,
+                Map.of("key-length", "8", "key-prefix", "8")));
+        // three bytes after the prefix hold 2^24 integers, less the span: 10,000 keys fit
+        TraceChecks.drain(TraceChecks.create("longtrace", 5, 2, Map.of("txns", "10", "key-length", "5", "key-prefix", "2",
+                "keyspace", "10000")));
     }
 }
