@@ -57,15 +57,27 @@ public final class Fuzzer {
     }
 
     /**
+     * One case as run: what it compared and how often the engine's budget answered TOO_OLD in it.
+     *
+     * @param budgetTooOld TOO_OLD answers of the engine where the oracle decided, allowed by the budget
+     */
+    public record CaseRun(FuzzCase fuzzCase, long batches, long transactions, long budgetTooOld) {
+    }
+
+    /**
      * What a run did.
      *
      * @param budgetTooOld TOO_OLD answers of the engine where the oracle decided, allowed by the engine's budget
      * @param differences  differing transactions (in the batch of the first difference; the run stops there)
      * @param byShape      transactions compared per shape
+     * @param caseRuns     every case run, in order (a few numbers each: a run of 10^8 transactions has about 500)
      */
     public record Result(String engine, String oracle, long seed, long firstCase, long cases, long batches,
             long transactions, long budgetTooOld, long differences, Found found, long nanos,
-            Map<String, Long> byShape) {
+            Map<String, Long> byShape, List<CaseRun> caseRuns) {
+        public Result {
+            caseRuns = List.copyOf(caseRuns);
+        }
     }
 
     private final EngineSource engine;
@@ -85,6 +97,7 @@ public final class Fuzzer {
         long budgetTooOld = 0;
         long cases = 0;
         Map<String, Long> byShape = new LinkedHashMap<>();
+        List<CaseRun> caseRuns = new ArrayList<>();
         for (String shape : s.shapes()) {
             byShape.put(shape, 0L);
         }
@@ -118,6 +131,7 @@ public final class Fuzzer {
             totals[1] += o.batches();
             budgetTooOld += o.budgetTooOld();
             byShape.merge(c.shape(), o.transactions(), Long::sum);
+            caseRuns.add(new CaseRun(c, o.batches(), o.transactions(), o.budgetTooOld()));
             stopped = limit[0] || (s.maxNanos() > 0 && System.nanoTime() - start >= s.maxNanos());
             if (o.first() != null) {
                 differences = o.differing();
@@ -127,7 +141,7 @@ public final class Fuzzer {
         }
         long nanos = System.nanoTime() - start - (found == null ? 0 : found.shrinkNanos());
         return new Result(engine.name(), oracle.description(), s.seed(), s.fromCase(), cases, totals[1], totals[0],
-                budgetTooOld, differences, found, nanos, byShape);
+                budgetTooOld, differences, found, nanos, byShape, caseRuns);
     }
 
     /** The case again up to its first differing batch; shrunk when asked; written as a reproduction. */
