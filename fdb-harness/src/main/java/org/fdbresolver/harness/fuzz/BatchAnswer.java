@@ -61,6 +61,11 @@ public final class BatchAnswer {
         conflicting[conflictingLength++] = value;
     }
 
+    /** Transactions answered. */
+    public int transactions() {
+        return transactions;
+    }
+
     /** Where transaction {@code t}'s conflicting-reads entry starts (at its transaction index), or -1 if it has none. */
     int entryOf(int t) {
         for (int i = 0; i < conflictingLength; i += 2 + conflicting[i + 1]) {
@@ -92,7 +97,7 @@ public final class BatchAnswer {
      * {@code COMMIT}, {@code CONFLICT}, {@code CONFLICT [0, 2]} (an engine that reports reads the other does not shows
      * {@code CONFLICT []} against {@code CONFLICT}).
      */
-    String describe(int t) {
+    public String describe(int t) {
         Decision d = Decision.ofCode(decisions[t]);
         return entryOf(t) >= 0 ? d + " " + readsText(t) : d.toString();
     }
