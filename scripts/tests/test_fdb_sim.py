@@ -253,6 +253,29 @@ class ResolveTestsTest(unittest.TestCase):
         self.assertEqual(fdb_sim.test_file_text(self.source, t), "[configuration]\nresolverCount = 3\nbuggify = false\n\n[[test]]\n")
 
 
+    def test_long_window_variants_rewrite_the_knobs(self):
+        shipped = ("[configuration]\nbuggify = false\n\n[[knobs]]\nmax_read_transaction_life_versions = 15000000\n"
+                   "max_write_transaction_life_versions = 15000000\n\n[[test]]\n[[test.workload]]\n    txnMinDuration = 7\n"
+                   "    testDuration = 360.0\n[[test.workload]]\n    testName = 'Cycle'\n    testDuration = 360.0\n")
+        with open(os.path.join(self.source, "tests/fast/TxnTimeout.toml"), "w") as f:
+            f.write(shipped)
+        t = fdb_sim.resolve_tests(["txn-timeout-300"], self.source, {}, self.variables)[0]
+        text = fdb_sim.test_file_text(self.source, t)
+        import tomllib
+        parsed = tomllib.loads(text)
+        self.assertEqual(parsed["knobs"][0], {"max_read_transaction_life_versions": 300000000,
+                                              "max_write_transaction_life_versions": 300000000,
+                                              "max_versions_in_flight": 600000000})
+        self.assertEqual(text.count("testDuration = 900.0"), 2)
+        self.assertIn("txnMinDuration = 150", text)
+        t15 = fdb_sim.resolve_tests(["txn-timeout-15"], self.source, {}, self.variables)[0]
+        self.assertEqual(fdb_sim.test_file_text(self.source, t15), shipped)
+        # A FoundationDB whose test no longer holds the text is an error, not a silent 15 s run.
+        with open(os.path.join(self.source, "tests/fast/TxnTimeout.toml"), "w") as f:
+            f.write(shipped.replace("15000000", "20000000"))
+        with self.assertRaisesRegex(fdb_sim.UsageError, "no longer holds '= 15000000'"):
+            fdb_sim.test_file_text(self.source, t)
+
 class LogSummaryTest(unittest.TestCase):
     def test_sev_errors_plugin_events_and_resolvers(self):
         with tempfile.TemporaryDirectory() as d:
