@@ -43,9 +43,12 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
  * commit nothing wrong, within its memory). Each run prints a {@code long-tx-row} line and writes its samples of
  * fdbserver's resident memory and the plugin's history bytes (from the resolution process's trace events) to
  * {@code target/long-transactions/<run>.tsv}; the last run draws them all in {@code long-transactions.png}.
+ * About 4 minutes per cluster: tagged {@code soak}, so the default test run leaves it out
+ * ({@code -Dit.excludedGroups=benchmark -Dit.test=LongTransactionIT} runs it).
  */
 @Tag("docker")
 @Tag("fdb-cluster")
+@Tag("soak")
 class LongTransactionIT {
     static final long WINDOW_SECONDS = 90;
     static final int[] THINK_SECONDS = {10, 30, 60};
