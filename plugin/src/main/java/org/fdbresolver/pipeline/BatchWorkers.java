@@ -37,8 +37,12 @@ public final class BatchWorkers implements AutoCloseable {
     private volatile boolean closed;
     /** Bumped by each {@link #run}; a worker works when it sees a new value. */
     private volatile int generation;
-    private Task task;
-    private int parts;
+    /**
+     * The phase's task and parts. Volatile: a worker that reads the next phase's values must also see that
+     * {@link #claim} was closed before they were written (see {@link #run}).
+     */
+    private volatile Task task;
+    private volatile int parts;
     /** {@code generation << 32 | next part}: a worker claims a part of the generation it read, never a later one. */
     private final AtomicLong claim = new AtomicLong();
     private final AtomicInteger unfinished = new AtomicInteger();
@@ -81,11 +85,15 @@ public final class BatchWorkers implements AutoCloseable {
             }
             return;
         }
+        int g = generation + 1;
+        // Closes the previous generation before its task and parts change: a worker still on it (it read the
+        // generation, then was descheduled) could otherwise read this phase's task or parts, claim a part under the
+        // old generation's count, and run it before this phase is set up, or twice, or count it off this phase.
+        claim.set((long) g << 32 | Integer.MAX_VALUE);
         this.task = task;
         this.parts = parts;
         this.failure = null;
         this.caller = Thread.currentThread();
-        int g = generation + 1;
         unfinished.set(parts);
         claim.set((long) g << 32);
         generation = g; // publishes the fields above to the workers
