@@ -29,8 +29,14 @@ import org.junit.jupiter.api.Test;
 class ThreadCountTest {
     private static final int SEEDS = Integer.getInteger("tree.seeds", 12) / 4 + 1;
 
-    /** Key shapes: 8-byte integers (inline), 12 decimal digits (key blocks), and 4–20 bytes behind a prefix. */
-    enum Keys { INT8, DECIMAL12, MIXED }
+    /**
+     * Key shapes: 8-byte integers (inline), 12 decimal digits (key blocks), 7–15 bytes of mixed shapes, and those
+     * with one key in 64 long (300 to 6,000 bytes: in a key block, or in an array of its own from a quarter block).
+     */
+    enum Keys { INT8, DECIMAL12, MIXED, LARGE }
+
+    /** The long keys' lengths in {@link Keys#LARGE}: a 4 KiB key block takes chunks below 1,024 bytes. */
+    private static final int[] LARGE_LENGTHS = {300, 1_500, 6_000};
 
     @Test
     void sameHistoryForEveryThreadCount() {
@@ -72,8 +78,10 @@ class ThreadCountTest {
         List<ConflictSet> sets = new ArrayList<>();
         try {
             for (int threads : threadCounts) {
-                ConflictSetConfig.Builder config = ConflictSetConfig.builder().engine("tree").memoryBudgetBytes(budget)
-                        .maxKeyBytes(64);
+                ConflictSetConfig.Builder config = ConflictSetConfig.builder().engine("tree").memoryBudgetBytes(budget);
+                if (keys != Keys.LARGE) {
+                    config.maxKeyBytes(64);
+                }
                 Map.of("nodeBytes", Integer.toString(nodeBytes), "keyBlockBytes", "4096", "threads", Integer.toString(threads),
                         "partitionFromWrites", "1", "writesPerPartition", "4", "readsPerSlice", "8", "endpointsPerSlice", "16",
                         "readBatchedFromBytes", seed % 2 == 0 ? "0" : "1000000000").forEach(config::option);
@@ -250,14 +258,30 @@ class ThreadCountTest {
             return switch (keys) {
                 case INT8 -> ByteBuffer.allocate(8).putLong(k).array();
                 case DECIMAL12 -> String.format("%012d", k).getBytes(StandardCharsets.US_ASCII);
-                case MIXED -> {
-                    // 7..15 bytes, in the integers' order: six base-36 digits after a byte, then 0..8 bytes, so that
-                    // inline keys and key-block keys, and keys that are prefixes of their neighbours, mix.
-                    String digits = Integer.toString(k, 36);
-                    String body = "t" + "0".repeat(6 - digits.length()) + digits + "~".repeat((k * 7) % 9);
-                    yield body.getBytes(StandardCharsets.US_ASCII);
+                case MIXED -> mixed(k);
+                case LARGE -> {
+                    // MIXED's key, one in 64 padded to a long length (always the same for the same k, so that a long
+                    // key written again is found in the tree and its new chunk given back).
+                    byte[] m = mixed(k);
+                    int h = (k * 0x9E3779B1) >>> 26;
+                    if (h != 0) {
+                        yield m;
+                    }
+                    byte[] b = Arrays.copyOf(m, LARGE_LENGTHS[Integer.remainderUnsigned(k, LARGE_LENGTHS.length)]);
+                    Arrays.fill(b, m.length, b.length, (byte) '~');
+                    yield b;
                 }
             };
+        }
+
+        /**
+         * 7..15 bytes, in the integers' order: six base-36 digits after a byte, then 0..8 bytes, so that inline keys
+         * and key-block keys, and keys that are prefixes of their neighbours, mix.
+         */
+        private static byte[] mixed(int k) {
+            String digits = Integer.toString(k, 36);
+            String body = "t" + "0".repeat(6 - digits.length()) + digits + "~".repeat((k * 7) % 9);
+            return body.getBytes(StandardCharsets.US_ASCII);
         }
     }
 }
