@@ -253,6 +253,29 @@ class ResolveTestsTest(unittest.TestCase):
         self.assertEqual(fdb_sim.test_file_text(self.source, t), "[configuration]\nresolverCount = 3\nbuggify = false\n\n[[test]]\n")
 
 
+    def test_long_window_variants_rewrite_the_knobs(self):
+        shipped = ("[configuration]\nbuggify = false\n\n[[knobs]]\nmax_read_transaction_life_versions = 15000000\n"
+                   "max_write_transaction_life_versions = 15000000\n\n[[test]]\n[[test.workload]]\n    txnMinDuration = 7\n"
+                   "    testDuration = 360.0\n[[test.workload]]\n    testName = 'Cycle'\n    testDuration = 360.0\n")
+        with open(os.path.join(self.source, "tests/fast/TxnTimeout.toml"), "w") as f:
+            f.write(shipped)
+        t = fdb_sim.resolve_tests(["txn-timeout-300"], self.source, {}, self.variables)[0]
+        text = fdb_sim.test_file_text(self.source, t)
+        import tomllib
+        parsed = tomllib.loads(text)
+        self.assertEqual(parsed["knobs"][0], {"max_read_transaction_life_versions": 300000000,
+                                              "max_write_transaction_life_versions": 300000000,
+                                              "max_versions_in_flight": 600000000})
+        self.assertEqual(text.count("testDuration = 900.0"), 2)
+        self.assertIn("txnMinDuration = 150", text)
+        t15 = fdb_sim.resolve_tests(["txn-timeout-15"], self.source, {}, self.variables)[0]
+        self.assertEqual(fdb_sim.test_file_text(self.source, t15), shipped)
+        # A FoundationDB whose test no longer holds the text is an error, not a silent 15 s run.
+        with open(os.path.join(self.source, "tests/fast/TxnTimeout.toml"), "w") as f:
+            f.write(shipped.replace("15000000", "20000000"))
+        with self.assertRaisesRegex(fdb_sim.UsageError, "no longer holds '= 15000000'"):
+            fdb_sim.test_file_text(self.source, t)
+
 class LogSummaryTest(unittest.TestCase):
     def test_sev_errors_plugin_events_and_resolvers(self):
         with tempfile.TemporaryDirectory() as d:
@@ -446,6 +469,34 @@ class InvocationTest(unittest.TestCase):
         self.assertEqual(proc.returncode, 1, proc.stderr)
         self.assertIn("seed 1 tree: the plugin did not decide the whole run (ResolverConflictSetPluginFallback x1: "
                       "Type=ResolverConflictSetPluginFallback Time=3.0 Reason=the engine threw Decides=SkipList)", self.report())
+
+    def test_fault_runs_pass_when_the_hook_saw_the_fault(self):
+        self.write_test("CycleTest.toml")
+        faults = ",".join(fdb_sim.FAULTS)
+        proc = self.fdb_sim("--tests", "tests/fast/CycleTest.toml", "--seeds", "1", "--resolvers", "stock," + faults)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        rows = {r["resolver"]: r for r in self.results()}
+        self.assertEqual(set(rows), {"stock", *fdb_sim.FAULTS})
+        self.assertTrue(all(r["passed"] for r in rows.values()), rows)
+        # The guarded difference's SevError is the expected one; the fault engine runs from the test classes.
+        self.assertEqual(rows["fault-wrong-commit"]["sev_errors"], {"ResolverConflictSetPluginDiffers": 1})
+        run = os.path.join(self.out, "runs", "fast", "CycleTest")
+        command = read(os.path.join(run, "fault-throw", "seed-1", "command.txt"))
+        self.assertIn("engine=test-faulty", command)
+        self.assertIn("test-classes:", command)
+        self.assertIn("--knob_resolver_conflict_set_plugin=/nonexistent/libfdbresolver.so",
+                      read(os.path.join(run, "fault-no-library", "seed-1", "command.txt")))
+        report = self.report()
+        self.assertIn("seed 1 fault-oom: ResolverConflictSetPluginFallback x1; 1 Resolvers began (stock's run: 1)", report)
+        self.assertIn("problems (ours failed or diverged where stock passed, or a result is missing): **0**", report)
+
+    def test_a_fault_the_hook_did_not_see_fails(self):
+        self.write_test("CycleTest.toml", "faults-unseen")
+        proc = self.fdb_sim("--tests", "tests/fast/CycleTest.toml", "--seeds", "1", "--resolvers", "stock,fault-throw,fault-no-library")
+        self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
+        report = self.report()
+        self.assertIn("seed 1 fault-throw: FAILED (exit 0) (no plugin event matching Fallback)", report)
+        self.assertIn("seed 1 fault-no-library: FAILED (exit 0) (no plugin event matching OpenFailed)", report)
 
     def test_no_resolver_is_noted(self):
         self.write_test("NoResolver.toml", "no-resolver")

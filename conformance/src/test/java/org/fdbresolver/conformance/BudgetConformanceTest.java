@@ -24,7 +24,9 @@ import org.junit.jupiter.api.TestFactory;
  * holds at most the budget and the retained boundary never goes down; every transaction is decided
  * exactly as the unbounded reference engine decides it (FoundationDB's decision, conflicting reads
  * included) or TOO_OLD — never a COMMIT or CONFLICT of its own — and TOO_OLD beyond the reference's
- * only once the budget has raised the boundary.
+ * only once the budget has raised the boundary. For {@code tree}, the same budget at 2 and 4 threads (every batch's
+ * writes by partitions, reads and sort in slices) must decide every transaction, list every conflicting read and
+ * hold every byte exactly as at one thread, batch by batch: what the budget forgets cannot depend on the threads.
  */
 class BudgetConformanceTest {
     /** Engines that honour a budget (the reference engine keeps everything). */
@@ -59,8 +61,9 @@ class BudgetConformanceTest {
                 continue;
             }
             for (Budgeted c : CASES) {
-                // Engine tree: both read paths (the batched one is the default).
-                for (String readPath : engine.equals("tree") ? List.of("batched", "single") : List.of("default")) {
+                // Engine tree: both read paths (the batched one is the default), and every batch by partitions and
+                // slices at 1, 2 and 4 threads.
+                for (String readPath : engine.equals("tree") ? List.of("batched", "single", "partitioned") : List.of("default")) {
                     tests.add(DynamicTest.dynamicTest(engine + " (" + readPath + " reads) with a " + c.budget() + "-byte budget"
                             + (c.nodeBytes() == null ? "" : " and " + c.nodeBytes() + "-byte nodes") + " on " + c.spec(),
                             () -> check(engine, c, readPath)));
@@ -71,22 +74,35 @@ class BudgetConformanceTest {
         return tests.stream();
     }
 
-    private static void check(String engine, Budgeted c, String readPath) {
+    private static void check(String engine, Budgeted c, String readPath) throws Exception {
         DifferentialCases.Case trace = c.spec().generate();
         ConflictSetConfig.Builder builder = ConflictSetConfig.builder().engine(engine).memoryBudgetBytes(c.budget());
         if (c.nodeBytes() != null) {
             builder.option("nodeBytes", c.nodeBytes());
         }
-        if (!readPath.equals("default")) {
+        boolean partitioned = readPath.equals("partitioned");
+        if (partitioned) {
+            builder.option("readBatchedFromBytes", "0").option("partitionFromWrites", "1").option("writesPerPartition", "2")
+                    .option("readsPerSlice", "4").option("endpointsPerSlice", "8");
+        } else if (!readPath.equals("default")) {
             builder.option("readPath", readPath).option("readBatchedFromBytes", "0");
         }
         ConflictSetConfig config = builder.build();
         ConflictSetConfig unbounded = ConflictSetConfig.builder().engine("reference").build();
+        // The same configuration at more threads: only the threads differ.
+        List<ConflictSet> threaded = new ArrayList<>();
+        if (partitioned) {
+            for (String threads : List.of("2", "4")) {
+                threaded.add(ConflictSet.open(config.toBuilder().option("threads", threads).build()));
+            }
+        }
         long extraTooOld = 0;
         long commits = 0;
-        try (ConflictSet budgeted = ConflictSet.open(config); ConflictSet reference = ConflictSet.open(unbounded)) {
+        try (ConflictSet budgeted = ConflictSet.open(config); ConflictSet reference = ConflictSet.open(unbounded);
+             AutoCloseable closeThreaded = () -> threaded.forEach(ConflictSet::close)) {
             ConflictBatch mine = budgeted.newBatch();
             ConflictBatch theirs = reference.newBatch();
+            List<ConflictBatch> threadedBatches = threaded.stream().map(ConflictSet::newBatch).toList();
             TraceBatches converter = new TraceBatches();
             long lastRetained = 0;
             int b = 0;
@@ -114,6 +130,21 @@ class BudgetConformanceTest {
                 }
                 long historyBytes = budgeted.stats().historyBytes();
                 assertTrue(historyBytes <= c.budget(), where + ": " + historyBytes + " history bytes over the budget");
+                for (int e = 0; e < threaded.size(); e++) {
+                    ConflictBatch tb = threadedBatches.get(e);
+                    converter.load(batch, tb);
+                    BatchResult r = tb.detectConflicts(batch.getVersion(), oldest);
+                    String who = where + " at " + threaded.get(e).stats().engine() + " threads=" + (2 << e);
+                    assertArrayEquals(java.util.Arrays.copyOf(got.decisionBytes(), got.transactionCount()),
+                            java.util.Arrays.copyOf(r.decisionBytes(), r.transactionCount()), who + ": decisions");
+                    List<int[]> rr = reads(r);
+                    for (int t = 0; t < got.transactionCount(); t++) {
+                        assertArrayEquals(gotReads.get(t), rr.get(t), who + " transaction " + t + ": conflicting reads");
+                    }
+                    assertEquals(historyBytes, threaded.get(e).stats().historyBytes(), who + ": history bytes");
+                    assertEquals(budgeted.stats().retainedVersion(), threaded.get(e).stats().retainedVersion(),
+                            who + ": retained version");
+                }
                 long retained = budgeted.stats().retainedVersion();
                 assertTrue(retained >= lastRetained, where + ": the retained boundary went down");
                 lastRetained = retained;

@@ -33,7 +33,13 @@ final class EnginesUnderTest {
      * Configurations checked beside each engine's defaults, by engine name: for {@code tree}, each read
      * path on its own (the default takes the batched path only once the history holds 16 MiB, more than
      * any golden trace's), and tiny nodes (256 and 128 bytes, the smallest allowed) that force many
-     * splits and merges, with both read paths, a few groups in flight, and writes not loaded ahead.
+     * splits and merges, with both read paths, a few groups in flight, and writes not loaded ahead;
+     * 256-byte key blocks, where every key past 60 bytes takes the large-key path.
+     * Then more than one thread (issue 18): 2 and 4 threads with the defaults (large batches only go by
+     * partitions and slices), and with every batch's writes applied by partitions of one or two writes and
+     * its reads in slices of a few, on default and tiny nodes (many splits published at once), and the
+     * partitions' way on one thread; and 256-byte key blocks at 2 and 4 threads with every batch by
+     * partitions (large keys' arrays taken before the phase, written by the partitions).
      */
     private static final List<Variation> VARIATIONS = List.of(
             new Variation("tree", Map.of("readPath", "single")),
@@ -43,7 +49,23 @@ final class EnginesUnderTest {
             new Variation("tree", Map.of("nodeBytes", "128", "readBatchedFromBytes", "0", "readWays", "3")),
             new Variation("tree", Map.of("nodeBytes", "128", "readPath", "single", "writeWays", "0")),
             // Key blocks of 256 bytes: every key past 60 bytes takes the large-key path (an array of its own).
-            new Variation("tree", Map.of("keyBlockBytes", "256", "nodeBytes", "256", "readBatchedFromBytes", "0")));
+            new Variation("tree", Map.of("keyBlockBytes", "256", "nodeBytes", "256", "readBatchedFromBytes", "0")),
+            new Variation("tree", Map.of("threads", "2")),
+            new Variation("tree", Map.of("threads", "4")),
+            new Variation("tree", Map.of("threads", "1", "partitionFromWrites", "1")),
+            new Variation("tree", Map.of("threads", "2", "partitionFromWrites", "1", "writesPerPartition", "1",
+                    "readsPerSlice", "2", "endpointsPerSlice", "2", "readBatchedFromBytes", "0")),
+            new Variation("tree", Map.of("threads", "4", "partitionFromWrites", "1", "writesPerPartition", "2",
+                    "readsPerSlice", "4", "endpointsPerSlice", "8", "readPath", "single")),
+            new Variation("tree", Map.of("threads", "4", "nodeBytes", "128", "partitionFromWrites", "1",
+                    "writesPerPartition", "1", "readsPerSlice", "1", "endpointsPerSlice", "1", "readBatchedFromBytes", "0")),
+            new Variation("tree", Map.of("threads", "2", "nodeBytes", "256", "partitionFromWrites", "1",
+                    "writesPerPartition", "1", "readsPerSlice", "3", "readPath", "single", "writeWays", "0")),
+            // The large-key path under partitions and slices: 256-byte key blocks, every batch by partitions.
+            new Variation("tree", Map.of("threads", "2", "keyBlockBytes", "256", "nodeBytes", "256", "partitionFromWrites", "1",
+                    "writesPerPartition", "1", "readsPerSlice", "2", "endpointsPerSlice", "2", "readBatchedFromBytes", "0")),
+            new Variation("tree", Map.of("threads", "4", "keyBlockBytes", "256", "nodeBytes", "256", "partitionFromWrites", "1",
+                    "writesPerPartition", "1", "readsPerSlice", "1", "endpointsPerSlice", "1", "readPath", "single")));
 
     private record Variation(String engine, Map<String, String> options) {
         String label() {

@@ -66,6 +66,13 @@ public final class BatchPipeline {
     private int[] writeBeginId = new int[256];
     private int[] writeEndId = new int[256];
 
+    // ---- more than one thread (null: one) ----
+    private BatchWorkers workers;
+    /** A batch with at least twice this many endpoints is sorted in slices across the threads. */
+    private int endpointsPerSlice = Integer.MAX_VALUE;
+    private final SortSlices sortSlices = new SortSlices();
+    private final CombineSlices combineSlices = new CombineSlices();
+
     /** A pipeline without an uncertain-write history (it assumes the budget never binds). */
     public BatchPipeline(History history) {
         this(history, history, null);
@@ -80,6 +87,19 @@ public final class BatchPipeline {
         this.history = history;
         this.reader = reader;
         this.uncertain = uncertain;
+    }
+
+    /**
+     * Lets the sort use {@code workers}' threads for batches of at least {@code 2 * endpointsPerSlice} endpoints:
+     * the endpoints are added in slices of transactions and sorted in slices and ranges ({@link EndpointSorter}),
+     * into the same ids, order and ranks as on one thread.
+     */
+    public void useWorkers(BatchWorkers workers, int endpointsPerSlice) {
+        if (endpointsPerSlice < 1) {
+            throw new IllegalArgumentException("endpoints per slice must be positive: " + endpointsPerSlice);
+        }
+        this.workers = workers;
+        this.endpointsPerSlice = endpointsPerSlice;
     }
 
     /** The retained boundary: reads below it are TOO_OLD (the larger of both histories' boundaries). */
@@ -126,34 +146,40 @@ public final class BatchPipeline {
         phaseNanos[Phase.CHECK_READ.ordinal()] += t1 - t0;
 
         // ---- sort the endpoints of the transactions not too old (and of uncertain writers' writes) ----
-        sorter.reset(keys);
         ensureRanges(batch.readCount(), batch.writeCount());
-        for (int t = 0; t < n; t++) {
-            if (state[t] != UNDECIDED) {
-                if (uncertainWriter[t]) {
-                    addWrites(batch, t, keys);
+        long endpointBound = 2L * (batch.readCount() + batch.writeCount());
+        if (workers != null && endpointBound >= 2L * endpointsPerSlice) {
+            sortSlices.sort(batch, n, keys, (int) Math.min(BatchWorkers.MAX_PARTS_PER_THREAD * workers.threads(),
+                    endpointBound / endpointsPerSlice));
+        } else {
+            sorter.reset(keys);
+            for (int t = 0; t < n; t++) {
+                if (state[t] != UNDECIDED) {
+                    if (uncertainWriter[t]) {
+                        addWrites(batch, t, keys);
+                    }
+                    continue;
                 }
-                continue;
-            }
-            for (int r = batch.readStart(t), re = batch.readEnd(t); r < re; r++) {
-                if (!isEmpty(keys, batch.readBeginOffset(r), batch.readBeginLength(r), batch.readEndOffset(r), batch.readEndLength(r))) {
-                    readBeginId[r] = sorter.add(batch.readBeginOffset(r), batch.readBeginLength(r), r);
-                    readEndId[r] = sorter.add(batch.readEndOffset(r), batch.readEndLength(r));
-                    readSnapshot[r] = batch.readSnapshot(t);
-                } else {
-                    readBeginId[r] = -1;
+                for (int r = batch.readStart(t), re = batch.readEnd(t); r < re; r++) {
+                    if (!isEmpty(keys, batch.readBeginOffset(r), batch.readBeginLength(r), batch.readEndOffset(r), batch.readEndLength(r))) {
+                        readBeginId[r] = sorter.add(batch.readBeginOffset(r), batch.readBeginLength(r), r);
+                        readEndId[r] = sorter.add(batch.readEndOffset(r), batch.readEndLength(r));
+                        readSnapshot[r] = batch.readSnapshot(t);
+                    } else {
+                        readBeginId[r] = -1;
+                    }
                 }
+                addWrites(batch, t, keys);
             }
-            addWrites(batch, t, keys);
-        }
-        sorter.sort();
-        // The non-empty reads in begin order, for the history's read check.
-        sortedReads.reset(keys);
-        for (int i = 0, e = sorter.count(); i < e; i++) {
-            int r = sorter.tagAt(i);
-            if (r >= 0) {
-                readPosition[r] = sortedReads.add(batch.readBeginOffset(r), batch.readBeginLength(r),
-                        batch.readEndOffset(r), batch.readEndLength(r), readSnapshot[r]);
+            sorter.sort();
+            // The non-empty reads in begin order, for the history's read check.
+            sortedReads.reset(keys);
+            for (int i = 0, e = sorter.count(); i < e; i++) {
+                int r = sorter.tagAt(i);
+                if (r >= 0) {
+                    readPosition[r] = sortedReads.add(batch.readBeginOffset(r), batch.readBeginLength(r),
+                            batch.readEndOffset(r), batch.readEndLength(r), readSnapshot[r]);
+                }
             }
         }
         long t2 = System.nanoTime();
@@ -291,6 +317,249 @@ public final class BatchPipeline {
         phaseNanos[Phase.REMOVE_BEFORE.ordinal()] += System.nanoTime() - t6;
     }
 
+    /**
+     * The sort phase in slices across the threads: endpoints counted per slice of transactions, numbered from
+     * each slice's base and added at once (the ids one thread gives them), sorted ({@link EndpointSorter#sortAcross}),
+     * and the sorted reads filled per slice of sorted positions.
+     */
+    private final class SortSlices implements BatchWorkers.Task {
+        private static final int COUNT = 0;
+        private static final int ADD = 1;
+        private static final int COUNT_READS = 2;
+        private static final int FILL_READS = 3;
+        private ConflictBatch batch;
+        private byte[] keys;
+        private int transactions;
+        private int parts;
+        private int stage;
+        private int[] base = new int[8];
+        private long[] differ = new long[8];
+        private int[] lengthDiffer = new int[8];
+        private int[] shortest = new int[8];
+        private boolean[] tails = new boolean[8];
+
+        void sort(ConflictBatch batch, int n, byte[] keys, int parts) {
+            this.batch = batch;
+            this.keys = keys;
+            this.transactions = n;
+            this.parts = Math.max(1, Math.min(parts, n));
+            if (base.length < this.parts + 1) {
+                int m = Math.max(this.parts + 1, base.length * 2);
+                base = new int[m];
+                differ = new long[m];
+                lengthDiffer = new int[m];
+                shortest = new int[m];
+                tails = new boolean[m];
+            }
+            runStage(COUNT);
+            int total = 0;
+            for (int p = 0; p < this.parts; p++) {
+                int c = base[p];
+                base[p] = total;
+                total += c;
+            }
+            base[this.parts] = total;
+            sorter.prepare(keys, total);
+            runStage(ADD);
+            for (int p = 0; p < this.parts; p++) {
+                if (base[p + 1] > base[p]) {
+                    sorter.addStats(base[p], differ[p], lengthDiffer[p], shortest[p], tails[p]);
+                }
+            }
+            sorter.sortAcross(workers, this.parts);
+            runStage(COUNT_READS);
+            int reads = 0;
+            for (int p = 0; p < this.parts; p++) {
+                int c = base[p];
+                base[p] = reads;
+                reads += c;
+            }
+            sortedReads.reset(keys);
+            sortedReads.resize(reads);
+            runStage(FILL_READS);
+            this.batch = null;
+        }
+
+        private void runStage(int stage) {
+            this.stage = stage;
+            workers.run(this, parts);
+        }
+
+        @Override
+        public void run(int p) {
+            switch (stage) {
+                case COUNT -> base[p] = addSlice(p, false);
+                case ADD -> addSlice(p, true);
+                case COUNT_READS -> base[p] = readsOf(p, false);
+                case FILL_READS -> readsOf(p, true);
+                default -> throw new IllegalStateException("stage " + stage);
+            }
+        }
+
+        /**
+         * Transactions of slice {@code p}: counts their endpoints, or (with {@code add}) adds them with ids from the
+         * slice's base, in the one-thread order, and keeps the slice's figures for the sort.
+         */
+        private int addSlice(int p, boolean add) {
+            ConflictBatch b = batch;
+            byte[] k = keys;
+            int from = (int) ((long) transactions * p / parts);
+            int to = (int) ((long) transactions * (p + 1) / parts);
+            int id = add ? base[p] : 0;
+            int first = id;
+            long d = 0;
+            int ld = 0;
+            int min = Integer.MAX_VALUE;
+            boolean longTail = false;
+            for (int t = from; t < to; t++) {
+                boolean undecided = state[t] == UNDECIDED;
+                if (undecided) {
+                    long snapshot = b.readSnapshot(t);
+                    for (int r = b.readStart(t), re = b.readEnd(t); r < re; r++) {
+                        int bo = b.readBeginOffset(r);
+                        int bl = b.readBeginLength(r);
+                        int eo = b.readEndOffset(r);
+                        int el = b.readEndLength(r);
+                        if (isEmpty(k, bo, bl, eo, el)) {
+                            readBeginId[r] = -1;
+                            continue;
+                        }
+                        if (add) {
+                            readBeginId[r] = id;
+                            readEndId[r] = id + 1;
+                            readSnapshot[r] = snapshot;
+                            sorter.put(id, bo, bl, r);
+                            sorter.put(id + 1, eo, el, -1);
+                            d |= (sorter.prefixOf(id) ^ sorter.prefixOf(first)) | (sorter.prefixOf(id + 1) ^ sorter.prefixOf(first));
+                            ld |= (bl ^ sorter.lengthOf(first)) | (el ^ sorter.lengthOf(first));
+                            min = Math.min(min, Math.min(bl, el));
+                            longTail |= EndpointSorter.hasLongTail(k, bo, bl) || EndpointSorter.hasLongTail(k, eo, el);
+                        }
+                        id += 2;
+                    }
+                }
+                if (undecided || uncertainWriter[t]) {
+                    for (int w = b.writeStart(t), we = b.writeEnd(t); w < we; w++) {
+                        int bo = b.writeBeginOffset(w);
+                        int bl = b.writeBeginLength(w);
+                        int eo = b.writeEndOffset(w);
+                        int el = b.writeEndLength(w);
+                        if (isEmpty(k, bo, bl, eo, el)) {
+                            writeBeginId[w] = -1;
+                            continue;
+                        }
+                        if (add) {
+                            writeBeginId[w] = id;
+                            writeEndId[w] = id + 1;
+                            sorter.put(id, bo, bl, -1);
+                            sorter.put(id + 1, eo, el, -1);
+                            d |= (sorter.prefixOf(id) ^ sorter.prefixOf(first)) | (sorter.prefixOf(id + 1) ^ sorter.prefixOf(first));
+                            ld |= (bl ^ sorter.lengthOf(first)) | (el ^ sorter.lengthOf(first));
+                            min = Math.min(min, Math.min(bl, el));
+                            longTail |= EndpointSorter.hasLongTail(k, bo, bl) || EndpointSorter.hasLongTail(k, eo, el);
+                        }
+                        id += 2;
+                    }
+                }
+            }
+            differ[p] = d;
+            lengthDiffer[p] = ld;
+            shortest[p] = min;
+            tails[p] = longTail;
+            return id - first;
+        }
+
+        /** Sorted positions of slice {@code p}: counts the reads among them, or fills them in from the slice's base. */
+        private int readsOf(int p, boolean fill) {
+            ConflictBatch b = batch;
+            int count = sorter.count();
+            int from = (int) ((long) count * p / parts);
+            int to = (int) ((long) count * (p + 1) / parts);
+            int at = fill ? base[p] : 0;
+            int first = at;
+            for (int i = from; i < to; i++) {
+                int r = sorter.tagAt(i);
+                if (r >= 0) {
+                    if (fill) {
+                        readPosition[r] = at;
+                        sortedReads.set(at, b.readBeginOffset(r), b.readBeginLength(r), b.readEndOffset(r), b.readEndLength(r),
+                                readSnapshot[r]);
+                    }
+                    at++;
+                }
+            }
+            return at - first;
+        }
+    }
+
+    /**
+     * Combining across threads: the set's bits cut into slices, each counting, then writing, the runs that begin in
+     * it (a run that began in the slice before is that slice's, even when it ends in this one).
+     */
+    private final class CombineSlices implements BatchWorkers.Task {
+        private MiniConflictSet set;
+        private int bits;
+        private int parts;
+        private CombinedWrites out;
+        private boolean fill;
+        private int[] base = new int[8];
+        private int[] longest = new int[8];
+
+        void combine(MiniConflictSet set, int bits, byte[] keys, CombinedWrites out, int parts) {
+            this.set = set;
+            this.bits = bits;
+            this.out = out;
+            this.parts = parts;
+            if (base.length < parts) {
+                base = new int[Math.max(parts, base.length * 2)];
+                longest = new int[base.length];
+            }
+            fill = false;
+            workers.run(this, parts);
+            int total = 0;
+            for (int p = 0; p < parts; p++) {
+                int c = base[p];
+                base[p] = total;
+                total += c;
+            }
+            out.reset(keys);
+            out.resize(total);
+            fill = true;
+            workers.run(this, parts);
+            for (int p = 0; p < parts; p++) {
+                out.noteKeyLength(longest[p]);
+            }
+            this.set = null;
+        }
+
+        @Override
+        public void run(int p) {
+            MiniConflictSet s = set;
+            int from = (int) ((long) bits * p / parts);
+            int to = (int) ((long) bits * (p + 1) / parts);
+            int x = from > 0 && s.get(from - 1) ? s.nextClear(from) : from;
+            int at = fill ? base[p] : 0;
+            int first = at;
+            int longestKey = 0;
+            for (x = s.nextSet(x); x < to; x = s.nextSet(x)) {
+                int end = s.nextClear(x);
+                if (fill) {
+                    int bLen = sorter.keyLength(x);
+                    int eLen = sorter.keyLength(end);
+                    out.set(at, sorter.keyOffset(x), bLen, sorter.keyOffset(end), eLen);
+                    longestKey = Math.max(longestKey, Math.max(bLen, eLen));
+                }
+                at++;
+                x = end;
+            }
+            if (fill) {
+                longest[p] = longestKey;
+            } else {
+                base[p] = at - first;
+            }
+        }
+    }
+
     /** Whether a read of transaction {@code t} overlaps an uncertain write of an earlier batch newer than its snapshot. */
     private boolean readsUncertain(ConflictBatch batch, int t, long snapshot) {
         byte[] keys = batch.keys();
@@ -303,8 +572,20 @@ public final class BatchPipeline {
         return false;
     }
 
+    /**
+     * Combining goes across threads only from this many times {@code endpointsPerSlice} bits: it is a scan of the
+     * set's words, about 20 µs for a batch of 500 transactions, which two fork/joins cost more than they save
+     * (measured: docs/tree.md).
+     */
+    static final int COMBINE_SLICE_FACTOR = 32;
+
     /** The runs of {@code set} as sorted, disjoint ranges into {@code out}. */
     private void combine(MiniConflictSet set, int bits, byte[] keys, CombinedWrites out) {
+        if (workers != null && bits >= 2L * COMBINE_SLICE_FACTOR * endpointsPerSlice) {
+            combineSlices.combine(set, bits, keys, out, (int) Math.min(BatchWorkers.MAX_PARTS_PER_THREAD * workers.threads(),
+                    bits / ((long) COMBINE_SLICE_FACTOR * endpointsPerSlice)));
+            return;
+        }
         out.reset(keys);
         for (int from = set.nextSet(0); from < bits; ) {
             int to = set.nextClear(from);

@@ -23,6 +23,11 @@ public final class CombinedWrites extends KeyRanges {
         maxKeyLength = Math.max(maxKeyLength, Math.max(bLen, eLen));
     }
 
+    /** Raises the longest key length seen to {@code length} (for ranges given by {@link #set}). */
+    void noteKeyLength(int length) {
+        maxKeyLength = Math.max(maxKeyLength, length);
+    }
+
     /** The longest begin or end key. */
     public int maxKeyLength() {
         return maxKeyLength;

@@ -17,6 +17,11 @@ import org.fdbresolver.api.Keys;
  * (at most 8 bytes, or such a key and a 0x00: the end of a point range), the varying bits of the length
  * go below them, so the sort alone orders the batch; otherwise endpoints with equal sort keys are then
  * ordered by the rest of their bytes.
+ *
+ * <p><b>Across threads</b> ({@link #sortAcross}): the endpoints are added in slices at once ({@link #put}),
+ * then the sort keys' top digit scatters them into ranges of about equal size (one counting and one scatter
+ * pass, each thread over its slice), each range is sorted on the remaining digits by one thread, and ranks are
+ * numbered per range and offset. Both passes are stable, so the order is exactly the one-thread order.
  */
 final class EndpointSorter {
     private static final int INSERTION_SORT = 16;
@@ -40,12 +45,15 @@ final class EndpointSorter {
     private int minLength;
     /** Whether some endpoint has bytes past its 8th other than the 0x00 ending a point range's end. */
     private boolean longTails;
+    /** Bits in which some endpoint's length differs from the first one's (filled by {@link #addStats} only). */
+    private int lengthDiffer;
 
     void reset(byte[] keys) {
         this.keys = keys;
         count = 0;
         common = 0;
         differ = 0;
+        lengthDiffer = 0;
         minLength = Integer.MAX_VALUE;
         longTails = false;
     }
@@ -96,6 +104,63 @@ final class EndpointSorter {
         }
     }
 
+    /**
+     * Starts a batch of {@code n} endpoints that threads fill at once with {@link #put} (ids {@code 0 .. n - 1}),
+     * then {@link #addStats} for each slice, then {@link #sortAcross}.
+     */
+    void prepare(byte[] keys, int n) {
+        reset(keys);
+        ensureCapacity(n);
+        count = n;
+    }
+
+    /** Endpoint {@code id} of a batch begun by {@link #prepare}; what {@link #add} does but the batch figures. */
+    void put(int id, int off, int len, int tagValue) {
+        tag[id] = tagValue;
+        offset[id] = off;
+        length[id] = len;
+        order[id] = id;
+        prefix[id] = Keys.orderedPrefix(keys, off, len);
+    }
+
+    /**
+     * A slice's figures for {@link #put}'s endpoints: the first id's prefix and length, the bits in which the
+     * slice's prefixes differ from its first one's, and the bits in which its lengths differ from its first one's,
+     * the shortest length and whether some key has bytes past its 8th (other than a point end's 0x00).
+     */
+    void addStats(int firstId, long differFromFirst, int lengthsDifferFromFirst, int shortest, boolean tails) {
+        differ |= differFromFirst | (prefix[firstId] ^ prefix[0]);
+        lengthDiffer |= lengthsDifferFromFirst | (length[firstId] ^ length[0]);
+        minLength = Math.min(minLength, shortest);
+        longTails |= tails;
+    }
+
+    long prefixOf(int id) {
+        return prefix[id];
+    }
+
+    int lengthOf(int id) {
+        return length[id];
+    }
+
+    /** Whether key {@code key[off, off + len)} has bytes past its 8th other than the 0x00 ending a point range's end. */
+    static boolean hasLongTail(byte[] key, int off, int len) {
+        return len > 9 || len == 9 && key[off + 8] != 0;
+    }
+
+    private void ensureCapacity(int n) {
+        if (offset.length < n) {
+            int m = Math.max(n, offset.length * 2);
+            tag = Arrays.copyOf(tag, m);
+            offset = Arrays.copyOf(offset, m);
+            length = Arrays.copyOf(length, m);
+            prefix = Arrays.copyOf(prefix, m);
+            order = Arrays.copyOf(order, m);
+            rank = Arrays.copyOf(rank, m);
+            byRank = Arrays.copyOf(byRank, m);
+        }
+    }
+
     /** Adds an endpoint; returns its id (ranks are read with {@link #rank(int)} after {@link #sort()}). */
     int add(int off, int len) {
         return add(off, len, -1);
@@ -122,7 +187,7 @@ final class EndpointSorter {
         prefix[id] = p;
         differ |= p ^ prefix[0];
         minLength = Math.min(minLength, len);
-        longTails |= len > 9 || len == 9 && keys[off + 8] != 0;
+        longTails |= hasLongTail(keys, off, len);
         return id;
     }
 
@@ -274,6 +339,326 @@ final class EndpointSorter {
                 insertionSort(start, end - 1);
             }
             i = end;
+        }
+    }
+
+    // ---- one sort across threads ----
+
+    /** Most top bits of the sort keys that scatter the endpoints into ranges. */
+    private static final int TOP_BITS = 11;
+    /** Top digits per range: enough to cut ranges of about equal size, few enough to count them quickly. */
+    private static final int DIGITS_PER_RANGE = 32;
+    private static final int STAGE_COMMON = 0;
+    private static final int STAGE_PREFIXES = 1;
+    private static final int STAGE_KEYS = 2;
+    private static final int STAGE_SCATTER = 3;
+    private static final int STAGE_RANGES = 4;
+    private static final int STAGE_RANKS = 5;
+    private final Across across = new Across();
+
+    /**
+     * {@link #sort()} across {@code workers}' threads in {@code parts} slices (of the ids) and ranges (of the sorted
+     * positions): the same order, ranks and common prefix as {@link #sort()}. The top digit has about 32 values per
+     * range (at most 11 bits), so that the serial step between the passes, the scatter offsets of every digit in
+     * every slice, stays small.
+     */
+    void sortAcross(BatchWorkers workers, int parts) {
+        across.sort(workers, Math.max(1, Math.min(parts, count / 64)));
+    }
+
+    private final class Across implements BatchWorkers.Task {
+        private int stage;
+        private int parts;
+        private int ranges;
+        // ---- the common prefix: the shortest agreement found per slice; the slices' prefix figures ----
+        private int[] agreed = new int[8];
+        private long[] sliceDiffer = new long[8];
+        // ---- sort keys: kept bits and length bits, the top digit's shift, digit counts per slice ----
+        private long varying;
+        private int lenVarying;
+        private int lenBits;
+        private boolean byLength;
+        private int lowBits;
+        private int sortBits;
+        private int digits;
+        private int[][] sliceCounts = new int[8][];
+        /** Ranges of sorted positions: range r is [rangeStart[r], rangeStart[r + 1]). */
+        private int[] rangeStart = new int[9];
+        private int[] rangeDistinct = new int[8];
+        private int[] rangeRankBase = new int[8];
+        private int[][] rangeCounts = new int[8][];
+
+        void sort(BatchWorkers workers, int parts) {
+            this.parts = parts;
+            if (agreed.length < parts) {
+                int n = Math.max(parts, agreed.length * 2);
+                agreed = new int[n];
+                sliceDiffer = new long[n];
+                sliceCounts = Arrays.copyOf(sliceCounts, n);
+                rangeStart = new int[n + 1];
+                rangeDistinct = new int[n];
+                rangeRankBase = new int[n];
+                rangeCounts = Arrays.copyOf(rangeCounts, n);
+            }
+            int n = count;
+            if (sortKeys.length < n) {
+                sortKeys = new long[offset.length];
+                scratchKeys = new long[offset.length];
+                scratchOrder = new int[offset.length];
+            }
+            // The common prefix, as skipCommonPrefix decides it (its scan of every key by slices).
+            common = 0;
+            boolean skip = false;
+            int c = 0;
+            if (n >= 2) {
+                if (differ != 0) {
+                    c = Long.numberOfLeadingZeros(differ) >>> 3;
+                    skip = c != 0 && longTails;
+                } else if (minLength >= 8) {
+                    runStage(workers, STAGE_COMMON);
+                    c = minLength;
+                    for (int p = 0; p < parts; p++) {
+                        c = Math.min(c, agreed[p]);
+                    }
+                    skip = true;
+                }
+            }
+            if (skip) {
+                common = c;
+                runStage(workers, STAGE_PREFIXES);
+                varying = 0;
+                for (int p = 0; p < parts; p++) {
+                    varying |= sliceDiffer[p] | (prefix[slice(p)] ^ prefix[0]);
+                }
+            } else {
+                varying = differ;
+            }
+            int bits = Long.bitCount(varying);
+            byLength = !longTails && common == 0;
+            lenVarying = byLength ? lengthDiffer : 0;
+            lenBits = Integer.bitCount(lenVarying);
+            byLength = byLength && bits + lenBits <= 64;
+            if (byLength) {
+                bits += lenBits;
+            }
+            int top = Math.min(bits, Math.min(TOP_BITS, 32 - Integer.numberOfLeadingZeros(parts * DIGITS_PER_RANGE - 1)));
+            sortBits = bits;
+            lowBits = bits - top;
+            digits = 1 << top;
+            runStage(workers, STAGE_KEYS);
+            // Ranges of about n / parts positions, cut between top digits; each slice's scatter offsets per digit.
+            int r = 1;
+            int at = 0;
+            rangeStart[0] = 0;
+            for (int d = 0; d < digits; d++) {
+                int total = 0;
+                for (int p = 0; p < parts; p++) {
+                    int[] counts = sliceCounts[p];
+                    int k = counts[d];
+                    counts[d] = at + total;
+                    total += k;
+                }
+                at += total;
+                while (r < parts && at >= (long) n * r / parts) {
+                    rangeStart[r++] = at;
+                }
+            }
+            while (r <= parts) {
+                rangeStart[r++] = n;
+            }
+            ranges = parts;
+            runStage(workers, STAGE_SCATTER);
+            runStage(workers, STAGE_RANGES);
+            int base = 0;
+            for (int q = 0; q < ranges; q++) {
+                rangeRankBase[q] = base;
+                base += rangeDistinct[q];
+            }
+            runStage(workers, STAGE_RANKS);
+            distinct = base;
+        }
+
+        private void runStage(BatchWorkers workers, int stage) {
+            this.stage = stage;
+            workers.run(this, parts);
+        }
+
+        /** The first id of slice {@code p}. */
+        private int slice(int p) {
+            return (int) ((long) count * p / parts);
+        }
+
+        @Override
+        public void run(int p) {
+            int from = slice(p);
+            int to = slice(p + 1);
+            switch (stage) {
+                case STAGE_COMMON -> agreed[p] = agreement(from, to);
+                case STAGE_PREFIXES -> prefixes(p, from, to);
+                case STAGE_KEYS -> keys(p, from, to);
+                case STAGE_SCATTER -> scatter(p, from, to);
+                case STAGE_RANGES -> sortRange(p, rangeStart[p], rangeStart[p + 1]);
+                case STAGE_RANKS -> ranks(p, rangeStart[p], rangeStart[p + 1]);
+                default -> throw new IllegalStateException("stage " + stage);
+            }
+        }
+
+        /** How many leading bytes endpoints {@code [from, to)} share with the first endpoint (at least 8 compared). */
+        private int agreement(int from, int to) {
+            int first = offset[0];
+            int c = minLength;
+            for (int i = Math.max(1, from); i < to && c > 8; i++) {
+                int m = Arrays.mismatch(keys, first + 8, first + c, keys, offset[i] + 8, offset[i] + c);
+                if (m >= 0) {
+                    c = 8 + m;
+                }
+            }
+            return c;
+        }
+
+        private void prefixes(int p, int from, int to) {
+            int c = common;
+            long d = 0;
+            for (int i = from; i < to; i++) {
+                long q = Keys.orderedPrefix(keys, offset[i] + c, length[i] - c);
+                prefix[i] = q;
+                d |= q ^ prefix[from];
+            }
+            sliceDiffer[p] = d;
+        }
+
+        private void keys(int p, int from, int to) {
+            int[] counts = sliceCounts[p];
+            if (counts == null || counts.length < digits) {
+                counts = sliceCounts[p] = new int[1 << TOP_BITS];
+            }
+            Arrays.fill(counts, 0, digits, 0);
+            long[] k = sortKeys;
+            long[] pre = prefix;
+            long v = varying;
+            int shift = lowBits;
+            int mask = digits - 1;
+            if (byLength) {
+                int[] len = length;
+                int lv = lenVarying;
+                int lb = lenBits;
+                for (int i = from; i < to; i++) {
+                    long key = Long.compress(pre[i] ^ Long.MIN_VALUE, v) << lb | Integer.compress(len[i], lv);
+                    k[i] = key;
+                    counts[(int) (key >>> shift) & mask]++;
+                }
+            } else {
+                for (int i = from; i < to; i++) {
+                    long key = Long.compress(pre[i] ^ Long.MIN_VALUE, v);
+                    k[i] = key;
+                    counts[(int) (key >>> shift) & mask]++;
+                }
+            }
+        }
+
+        /** Stable: ids of a slice keep their order within each digit, and slices come in order. */
+        private void scatter(int p, int from, int to) {
+            int[] at = sliceCounts[p];
+            long[] k = sortKeys;
+            long[] k2 = scratchKeys;
+            int[] o2 = scratchOrder;
+            int shift = lowBits;
+            int mask = digits - 1;
+            for (int i = from; i < to; i++) {
+                long key = k[i];
+                int pos = at[(int) (key >>> shift) & mask]++;
+                k2[pos] = key;
+                o2[pos] = i;
+            }
+        }
+
+        /**
+         * Positions {@code [lo, hi)}, which hold every endpoint of a run of top digits: LSD passes over all the sort
+         * key's bits (stable, so the scatter's order by id stays among equal keys), then equal sort keys by the rest.
+         */
+        private void sortRange(int q, int lo, int hi) {
+            long[] k = scratchKeys;
+            long[] k2 = sortKeys;
+            int[] o = scratchOrder;
+            int[] o2 = order;
+            int n = hi - lo;
+            // Only up to the highest bit that varies within the range (its top digits are few).
+            long rangeVarying = 0;
+            for (int i = lo; i < hi; i++) {
+                rangeVarying |= k[i] ^ k[lo];
+            }
+            int bits = Math.min(sortBits, 64 - Long.numberOfLeadingZeros(rangeVarying));
+            int digitBits = n >= 4096 && (bits + WIDE_DIGIT_BITS - 1) / WIDE_DIGIT_BITS < (bits + 7) / 8 ? WIDE_DIGIT_BITS : 8;
+            int radix = 1 << digitBits;
+            int mask = radix - 1;
+            int passes = n < 2 ? 0 : (bits + digitBits - 1) / digitBits;
+            int[] cnt = rangeCounts[q];
+            if (cnt == null) {
+                cnt = rangeCounts[q] = new int[RADIX + 1];
+            }
+            for (int pass = 0; pass < passes; pass++) {
+                int shift = pass * digitBits;
+                Arrays.fill(cnt, 0, radix + 1, 0);
+                for (int i = lo; i < hi; i++) {
+                    cnt[(int) ((k[i] >>> shift) & mask) + 1]++;
+                }
+                cnt[0] = lo;
+                for (int d = 0; d < radix; d++) {
+                    cnt[d + 1] += cnt[d];
+                }
+                for (int i = lo; i < hi; i++) {
+                    int d = (int) ((k[i] >>> shift) & mask);
+                    int to = cnt[d]++;
+                    k2[to] = k[i];
+                    o2[to] = o[i];
+                }
+                long[] tk = k;
+                k = k2;
+                k2 = tk;
+                int[] to = o;
+                o = o2;
+                o2 = to;
+            }
+            if (o != order) {
+                System.arraycopy(o, lo, order, lo, n);
+            }
+            if (!byLength) {
+                // Equal prefixes (always within one range: equal sort keys, equal top digits) by the rest of the key.
+                int[] ord = order;
+                long[] pre = prefix;
+                for (int i = lo + 1; i < hi; ) {
+                    if (pre[ord[i]] != pre[ord[i - 1]]) {
+                        i++;
+                        continue;
+                    }
+                    int start = i - 1;
+                    int end = i + 1;
+                    while (end < hi && pre[ord[end]] == pre[ord[start]]) {
+                        end++;
+                    }
+                    insertionSort(start, end - 1);
+                    i = end;
+                }
+            }
+            int d = 0;
+            for (int i = lo; i < hi; i++) {
+                if (i == lo || compare(order[i - 1], order[i]) != 0) {
+                    d++;
+                }
+            }
+            rangeDistinct[q] = d;
+        }
+
+        private void ranks(int q, int lo, int hi) {
+            int r = rangeRankBase[q] - 1;
+            int[] ord = order;
+            for (int i = lo; i < hi; i++) {
+                int id = ord[i];
+                if (i == lo || compare(ord[i - 1], id) != 0) {
+                    byRank[++r] = id;
+                }
+                rank[id] = r;
+            }
         }
     }
 

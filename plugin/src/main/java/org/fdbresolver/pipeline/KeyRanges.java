@@ -42,6 +42,22 @@ public abstract class KeyRanges {
         return i;
     }
 
+    /** Makes the list hold {@code n} ranges, to be filled at any position with {@link #set} (by several threads at once). */
+    final void resize(int n) {
+        if (beginOffset.length < n) {
+            grow(Math.max(n, beginOffset.length * 2));
+        }
+        count = n;
+    }
+
+    /** Range {@code i}'s keys (after {@link #resize}; several threads may fill different ranges at once). */
+    final void set(int i, int bOff, int bLen, int eOff, int eLen) {
+        beginOffset[i] = bOff;
+        beginLength[i] = bLen;
+        endOffset[i] = eOff;
+        endLength[i] = eLen;
+    }
+
     /** Grows every column to {@code capacity}; a subclass grows its own and calls this. */
     void grow(int capacity) {
         beginOffset = Arrays.copyOf(beginOffset, capacity);

@@ -64,6 +64,11 @@ final class MiniConflictSet {
         return (words[lw] & last) != 0;
     }
 
+    /** Whether bit {@code i} is set. */
+    boolean get(int i) {
+        return (words[i >>> 6] & (1L << i)) != 0;
+    }
+
     /** The first set bit at or after {@code from}, or {@code bits} if none. */
     int nextSet(int from) {
         if (from >= bits) {

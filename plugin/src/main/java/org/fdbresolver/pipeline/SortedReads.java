@@ -23,6 +23,13 @@ public final class SortedReads extends KeyRanges {
         return i;
     }
 
+    /** Read {@code i} of a list {@link #resize}d to hold them all; reads must end up sorted by begin. */
+    void set(int i, int bOff, int bLen, int eOff, int eLen, long readSnapshot) {
+        set(i, bOff, bLen, eOff, eLen);
+        snapshot[i] = readSnapshot;
+        conflict[i] = false;
+    }
+
     @Override
     void grow(int capacity) {
         super.grow(capacity);

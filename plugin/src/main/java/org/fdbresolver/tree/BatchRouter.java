@@ -41,6 +41,8 @@ final class BatchRouter {
     private boolean stopAtParents;
     /** Key {@code i} of the slices is at index {@code i * stride} of the arrays. */
     private int stride = 1;
+    /** While routing, every inner slot a key passes through is raised to at least this version (GAP: none). */
+    private int raiseTo = NodeStore.GAP;
 
     /**
      * For each key {@code i} in {@code [0, n)} (sorted ascending), its leaf into {@code leafOut[i]} and,
@@ -64,6 +66,26 @@ final class BatchRouter {
         }
         this.stride = 1;
         this.keys = null;
+    }
+
+    /**
+     * Like {@link #route} for keys {@code [from, to)}, and raises the maximum version of every inner slot a key
+     * passes through to at least {@code version}: a batch's writes at {@code version} will land below those slots
+     * (maxima are upper bounds, so raising them before the entries arrive is safe). Several routers may route
+     * slices of the same keys at once: a slot they share is raised to the same value by each.
+     */
+    void routeRaising(long[] kp, byte[] keys, int[] off, int[] len, int from, int to, int[] leafOut, int[] parentOut,
+                      int[] slotOut, int version) {
+        start(kp, keys, off, len, leafOut, parentOut, slotOut, false);
+        raiseTo = version;
+        try {
+            if (to > from) {
+                routeNode(store.root, store.height, from, to);
+            }
+        } finally {
+            raiseTo = NodeStore.GAP;
+            this.keys = null;
+        }
     }
 
     /**
@@ -147,6 +169,7 @@ final class BatchRouter {
             if (hi - lo <= 2 && a < b) {
                 for (int i = lo; i < hi; i++) {
                     int slot = childOf(node, a, b, i);
+                    raise(node, slot);
                     if (level == 1 && parentOut != null) {
                         parentOut[i * stride] = node;
                         slotOut[i * stride] = slot;
@@ -156,6 +179,7 @@ final class BatchRouter {
                 return;
             }
             if (a == b) {
+                raise(node, a);
                 if (level == 1 && parentOut != null) {
                     for (int i = lo; i < hi; i++) {
                         parentOut[i * stride] = node;
@@ -178,6 +202,16 @@ final class BatchRouter {
                 }
             } else {
                 a = m;
+            }
+        }
+    }
+
+    private void raise(int node, int slot) {
+        if (raiseTo != NodeStore.GAP) {
+            int[] im = store.iMax[node >>> CHUNK_SHIFT];
+            int at = (node & CHUNK_MASK) * store.innerCap + slot;
+            if (im[at] < raiseTo) {
+                im[at] = raiseTo;
             }
         }
     }

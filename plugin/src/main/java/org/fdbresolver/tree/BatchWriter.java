@@ -58,6 +58,16 @@ final class BatchWriter {
 
     /** Writes whose leaves are loaded ahead together ({@link #prefetch}); 0 or 1: none. */
     private final int ways;
+    /** Partitions applied at once (null: never), from this many writes on. */
+    private PartitionedApply partitioned;
+    private int partitionFromWrites = Integer.MAX_VALUE;
+    /** Whether the planned batch is applied by partitions: every endpoint routed, maxima raised on the way. */
+    private boolean partitionPlan;
+    private int plannedVersion;
+    /** Evictions and forgotten batches when the batch was planned: a change means the route is stale. */
+    private long budgetStepsAtPlan;
+    /** Batches applied by partitions, and their splits registered after the phase. */
+    private long partitionedBatches;
 
     BatchWriter(NodeStore store, KeyLayout layout, TreeSearch search, VersionWindow versions, MemoryBudget budget,
                 TreeWriter writer, int ways) {
@@ -79,30 +89,56 @@ final class BatchWriter {
     }
 
     /**
+     * Batches of at least {@code fromWrites} combined writes are applied by {@code partitioned}, in key-disjoint
+     * partitions at once (the choice depends on the batch alone, never on the threads).
+     */
+    void usePartitions(PartitionedApply partitioned, int fromWrites) {
+        this.partitioned = partitioned;
+        this.partitionFromWrites = fromWrites;
+    }
+
+    /**
      * Admits every endpoint of {@code w} to the shared prefix, encodes them and routes them to their
      * leaves in one partitioned descent ({@link BatchRouter}); then estimates what applying the batch
      * adds: for each destination leaf, the leaves its entries will need beyond itself, and the key-block
-     * bytes of the new keys and of a separator per new leaf.
+     * bytes of the new keys and of a separator per new leaf. A batch for the partitions has its ends routed
+     * too, and the maxima on every route raised to relative version {@code v}.
      */
-    void plan(CombinedWrites w) {
+    void plan(CombinedWrites w, int v) {
         NodeStore s = store;
         int m = w.count();
         ensureEndpoints(m);
         byte[] keys = w.keys();
-        encode(w, 0);
         long[] ek = endpointKey;
         int[] eo = endpointOff;
         int[] el = endpointLen;
+        plannedWrites = m;
+        partitionPlan = partitioned != null && m >= partitionFromWrites && s.height > 0;
+        plannedVersion = v;
+        budgetStepsAtPlan = budget.evictions() + budget.forgottenBatches();
+        if (partitionPlan) {
+            // Encoded, key bytes counted and routed in slices across the threads.
+            admit(w);
+            partitioned.encodeAndRoute(w, ek, eo, el, keyBytesBefore, endpointLeaf, endpointParent, endpointSlot, v);
+            encodedEpoch = layout.epoch();
+        } else {
+            encode(w, 0);
+            for (int x = 0; x < m; x++) {
+                keyBytesBefore[x] = newKeyBytes(keys, w.beginOffset(x), w.beginLength(x), w.endOffset(x), w.endLength(x));
+            }
+        }
         long keyBytes = 0;
         for (int x = 0; x < m; x++) {
+            long b = keyBytesBefore[x];
             keyBytesBefore[x] = keyBytes;
-            keyBytes += newKeyBytes(keys, w.beginOffset(x), w.beginLength(x), w.endOffset(x), w.endLength(x));
+            keyBytes += b;
         }
         keyBytesBefore[m] = keyBytes;
-        plannedWrites = m;
-        // The begins only (endpoints 2i, stride 2): a write's end lands in its begin's leaf but for the few
-        // that reach past it, and the estimate counts both of its entries in the begin's leaf.
-        router.route(ek, keys, eo, el, 2 * m, 2, endpointLeaf, s.height > 0 ? endpointParent : null, endpointSlot);
+        if (!partitionPlan) {
+            // The begins only (endpoints 2i, stride 2): a write's end lands in its begin's leaf but for the few
+            // that reach past it, and the estimate counts both of its entries in the begin's leaf.
+            router.route(ek, keys, eo, el, 2 * m, 2, endpointLeaf, s.height > 0 ? endpointParent : null, endpointSlot);
+        }
         // A destination leaf with n entries receiving k writes ends up in at most ceil((n + 2k) / cap) leaves.
         long leaves = 0;
         int cap = s.leafCap;
@@ -118,6 +154,16 @@ final class BatchWriter {
         }
         plannedLeaves = leaves;
         plannedKeyBytes = keyBytes + budget.separatorBytesBound(leaves);
+    }
+
+    /** Admits every endpoint of {@code w} to the shared prefix (which may shorten it, re-encoding the tree). */
+    private void admit(CombinedWrites w) {
+        KeyLayout kl = layout;
+        byte[] keys = w.keys();
+        for (int x = 0, m = w.count(); x < m; x++) {
+            kl.admit(keys, w.beginOffset(x), w.beginLength(x));
+            kl.admit(keys, w.endOffset(x), w.endLength(x));
+        }
     }
 
     /**
@@ -165,7 +211,7 @@ final class BatchWriter {
     }
 
     /** Key-block bytes new entries for {@code [b, e)} take at most (k shares the chunk of k\0). */
-    private static long newKeyBytes(byte[] keys, int bOff, int bLen, int eOff, int eLen) {
+    static long newKeyBytes(byte[] keys, int bOff, int bLen, int eOff, int eLen) {
         boolean eInline = KeyRefs.fitsInline(keys, eOff, eLen);
         long bytes = eInline ? 0 : KeyArena.chunkBytes(eLen);
         boolean pointShare = !eInline && eLen == bLen + 1 && keys[eOff + bLen] == 0
@@ -204,6 +250,10 @@ final class BatchWriter {
         NodeStore s = store;
         int m = w.count();
         byte[] keys = w.keys();
+        if (partitionPlan && v == plannedVersion && applyInPartitions(w, v)) {
+            partitionedBatches++;
+            return true;
+        }
         long[] ek = endpointKey;
         int cap = s.leafCap;
         int i = 0;
@@ -253,6 +303,37 @@ final class BatchWriter {
             }
         }
         return true;
+    }
+
+    long partitionedBatches() {
+        return partitionedBatches;
+    }
+
+    /** The partitions' counters (tests): batches cut into several, splits installed, siblings updated; null without. */
+    long[] partitionCounters() {
+        return partitioned == null ? null
+                : new long[] {partitioned.multiPartBatches, partitioned.splitsInstalled, partitioned.siblingsUpdated};
+    }
+
+    /**
+     * The partitions' way ({@link PartitionedApply}); false, having changed nothing but raised maxima, when the
+     * budget has no room for the most it can add.
+     */
+    private boolean applyInPartitions(CombinedWrites w, int v) {
+        int m = w.count();
+        if (budget.evictions() + budget.forgottenBatches() != budgetStepsAtPlan || layout.epoch() != encodedEpoch) {
+            // Making room for the batch changed the tree since it was routed: route it again.
+            if (layout.epoch() != encodedEpoch) {
+                encode(w, 0);
+            }
+            if (store.height == 0) {
+                return false;
+            }
+            router.routeRaising(endpointKey, w.keys(), endpointOff, endpointLen, 0, 2 * m, endpointLeaf, endpointParent,
+                    endpointSlot, v);
+        }
+        return partitioned.apply(w, v, endpointKey, endpointOff, endpointLen, endpointLeaf, endpointParent, endpointSlot,
+                keyBytesBefore[m]);
     }
 
     /**

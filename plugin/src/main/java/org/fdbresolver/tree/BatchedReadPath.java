@@ -59,6 +59,8 @@ final class BatchedReadPath {
 
     // ---- the reads, in begin order: search encodings and where they landed ----
     private SortedReads reads;
+    /** Read {@code i} of this check is read {@code sliceStart + i} of {@link #reads}. */
+    private int sliceStart;
     private byte[] keys;
     private long[] bp = new long[256];
     private int[] bLen = new int[256];
@@ -101,11 +103,20 @@ final class BatchedReadPath {
 
     /** See {@link org.fdbresolver.pipeline.HistoryReader#checkSorted}. */
     void check(SortedReads reads) {
-        int n = reads.count();
-        if (n == 0) {
+        check(reads, 0, reads.count());
+    }
+
+    /**
+     * Checks reads {@code [from, to)} of {@code reads}. The tree must not change meanwhile; other instances may
+     * check other slices of the same reads at the same time (each read's mark is its own).
+     */
+    void check(SortedReads reads, int from, int to) {
+        int n = to - from;
+        if (n <= 0) {
             return;
         }
         this.reads = reads;
+        this.sliceStart = from;
         this.keys = reads.keys();
         encode(n);
         route(n);
@@ -158,7 +169,7 @@ final class BatchedReadPath {
     private int[] beginOffsets(int n) {
         int[] out = beginOffsetScratch;
         for (int i = 0; i < n; i++) {
-            out[i] = reads.beginOffset(i);
+            out[i] = reads.beginOffset(sliceStart + i);
         }
         return out;
     }
@@ -170,16 +181,17 @@ final class BatchedReadPath {
         VersionWindow vw = versions;
         SortedReads rs = reads;
         byte[] k = keys;
+        int b = sliceStart;
         for (int i = 0; i < n; i++) {
-            int bo = rs.beginOffset(i);
-            int bl = kl.searchLength(k, bo, rs.beginLength(i));
+            int bo = rs.beginOffset(b + i);
+            int bl = kl.searchLength(k, bo, rs.beginLength(b + i));
             bLen[i] = bl;
             bp[i] = kl.searchInline(k, bo, bl);
-            int eo = rs.endOffset(i);
-            int el = kl.searchLength(k, eo, rs.endLength(i));
+            int eo = rs.endOffset(b + i);
+            int el = kl.searchLength(k, eo, rs.endLength(b + i));
             eLen[i] = el;
             ep[i] = kl.searchInline(k, eo, el);
-            snap[i] = vw.relative(rs.snapshot(i));
+            snap[i] = vw.relative(rs.snapshot(b + i));
         }
     }
 
@@ -273,7 +285,7 @@ final class BatchedReadPath {
                     long p = lk[base + mid];
                     long kp = bp[first];
                     int cmp = kp != p ? (kp < p ? -1 : 1)
-                            : layout.tail(keys, reads.beginOffset(first), bLen[first], s.lRef[c][base + mid]);
+                            : layout.tail(keys, reads.beginOffset(sliceStart + first), bLen[first], s.lRef[c][base + mid]);
                     if (cmp >= 0) {
                         lo = mid + 1;
                     } else {
@@ -326,7 +338,7 @@ final class BatchedReadPath {
         for (int r = groupStart[g], end = groupStart[g + 1]; r < end; r++) {
             int sr = snap[r];
             long b = bp[r];
-            int bo = rs.beginOffset(r);
+            int bo = rs.beginOffset(sliceStart + r);
             int bl = bLen[r];
             boolean hit = false;
             boolean onward;
@@ -371,7 +383,7 @@ final class BatchedReadPath {
                     hit = true;
                     onward = false;
                 } else {
-                    int scanned = single.scanLeaf(leaf, pos, sr, ep[r], k, rs.endOffset(r), eLen[r]);
+                    int scanned = single.scanLeaf(leaf, pos, sr, ep[r], k, rs.endOffset(sliceStart + r), eLen[r]);
                     hit = scanned == 1;
                     onward = scanned < 0;
                 }
@@ -380,7 +392,7 @@ final class BatchedReadPath {
                 hit = onward(r);
             }
             if (hit) {
-                rs.setConflict(r);
+                rs.setConflict(sliceStart + r);
             }
         }
     }
@@ -400,7 +412,7 @@ final class BatchedReadPath {
         int pb = (parent & CHUNK_MASK) * s.innerCap;
         int count = s.iCount[pc][parent & CHUNK_MASK];
         long e = ep[r];
-        int eo = reads.endOffset(r);
+        int eo = reads.endOffset(sliceStart + r);
         int el = eLen[r];
         int sr = snap[r];
         long[] ik = s.iKey[pc];
@@ -418,7 +430,8 @@ final class BatchedReadPath {
             }
         }
         SortedReads rs = reads;
-        return single.conflicts(keys, rs.beginOffset(r), rs.beginLength(r), eo, rs.endLength(r), rs.snapshot(r));
+        int at = sliceStart + r;
+        return single.conflicts(keys, rs.beginOffset(at), rs.beginLength(at), eo, rs.endLength(at), rs.snapshot(at));
     }
 
     /** What the touching loads read, summed (keeps them from being optimized away; for tests). */

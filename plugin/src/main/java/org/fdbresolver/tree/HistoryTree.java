@@ -4,6 +4,7 @@ import static org.fdbresolver.tree.NodeStore.NIL;
 
 import java.util.List;
 import java.util.Map;
+import org.fdbresolver.pipeline.BatchWorkers;
 import org.fdbresolver.pipeline.CombinedWrites;
 import org.fdbresolver.pipeline.History;
 import org.fdbresolver.pipeline.SortedReads;
@@ -49,6 +50,21 @@ public final class HistoryTree implements History {
     private final Reclaimer reclaimer;
     private final MemoryBudget budget;
     private final TreeInvariants invariants;
+    private final TreeSearch search;
+    private final int readWays;
+    private final boolean readTouch;
+    private final int writeWays;
+
+    // ---- more than one thread for a batch (null / 0: one thread) ----
+    private BatchWorkers workers;
+    /** A batch's reads are split into slices of at least this many, one thread per slice at a time. */
+    private int readsPerSlice = Integer.MAX_VALUE;
+    /** Read paths of their own for each slice (each holds its scratch state). */
+    private SingleReadPath[] sliceSingle;
+    private BatchedReadPath[] sliceBatched;
+    private final ReadSlices readSlices = new ReadSlices();
+    /** Reclamation by whole leaf parents (null: the sweeper alone); made by {@link #usePartitions}. */
+    private ParentSweep parentSweep;
 
     /** A history with its own heap reservation ({@link #reservationLimit}) and the default read and write paths. */
     public HistoryTree(int nodeBytes, int keyBlockBytes, long budgetBytes) {
@@ -102,7 +118,10 @@ public final class HistoryTree implements History {
         this.store = new NodeStore(nodeBytes, keyBlockBytes, budgetBytes, reservation);
         this.layout = new KeyLayout(store);
         this.versions = new VersionWindow(store);
-        TreeSearch search = new TreeSearch(store, layout);
+        this.search = new TreeSearch(store, layout);
+        this.readWays = readWays;
+        this.readTouch = readTouch;
+        this.writeWays = writeWays;
         this.singleReads = new SingleReadPath(store, layout, search, versions);
         this.batchedReads = readPath == ReadPath.BATCHED
                 ? new BatchedReadPath(store, layout, search, versions, singleReads, readWays, readTouch) : null;
@@ -112,6 +131,44 @@ public final class HistoryTree implements History {
         this.writer = new TreeWriter(store, layout, search, versions);
         this.batchWriter = new BatchWriter(store, layout, search, versions, budget, writer, writeWays);
         this.invariants = new TreeInvariants(store, layout, versions);
+    }
+
+    /**
+     * Lets a batch use {@code workers}' threads: its reads are checked in slices of at least
+     * {@code readsPerSlice} reads at once (the tree is read-only meanwhile, and each read's answer is its own,
+     * so how the reads are sliced never changes a decision).
+     */
+    public void useWorkers(BatchWorkers workers, int readsPerSlice) {
+        if (readsPerSlice < 1) {
+            throw new IllegalArgumentException("reads per slice must be positive: " + readsPerSlice);
+        }
+        this.workers = workers;
+        this.readsPerSlice = readsPerSlice;
+        int slices = ReadSlices.MAX_SLICES_PER_THREAD * workers.threads();
+        sliceSingle = new SingleReadPath[slices];
+        sliceBatched = new BatchedReadPath[slices];
+        for (int i = 0; i < slices; i++) {
+            sliceSingle[i] = new SingleReadPath(store, layout, search, versions);
+            if (batchedReads != null) {
+                sliceBatched[i] = new BatchedReadPath(store, layout, search, versions, sliceSingle[i], readWays, readTouch);
+            }
+        }
+    }
+
+    /**
+     * Batches of at least {@code fromWrites} combined writes are applied in key-disjoint partitions, at once on
+     * {@code workers}' threads (null: one after the other on the caller's), each partition at least
+     * {@code writesPerPartition} writes. Whether a batch goes by partitions depends on the batch alone: the
+     * tree after it is the same for every thread count (docs/tree.md, "More than one thread").
+     */
+    public void usePartitions(int fromWrites, BatchWorkers workers, int writesPerPartition) {
+        if (fromWrites < 1 || writesPerPartition < 1) {
+            throw new IllegalArgumentException("partition thresholds must be positive: " + fromWrites + ", " + writesPerPartition);
+        }
+        PartitionedApply partitioned = new PartitionedApply(store, layout, search, versions, budget, workers,
+                writesPerPartition, writeWays);
+        batchWriter.usePartitions(partitioned, fromWrites);
+        parentSweep = new ParentSweep(store, layout, search, versions, reclaimer, workers);
     }
 
     // ---- accounting ----
@@ -191,10 +248,55 @@ public final class HistoryTree implements History {
         if (isEmpty()) {
             return; // an empty history conflicts with nothing
         }
-        if (batchedReads != null && store.historyBytes() >= batchedFromBytes) {
+        boolean batched = batchedReads != null && store.historyBytes() >= batchedFromBytes;
+        int n = reads.count();
+        if (workers != null && n >= 2L * readsPerSlice) {
+            readSlices.check(reads, batched, n);
+        } else if (batched) {
             batchedReads.check(reads);
         } else {
             History.super.checkSorted(reads);
+        }
+    }
+
+    /**
+     * The reads checked in slices, one thread per slice at a time: consecutive runs of the sorted reads, each
+     * checked by a read path of its own. More slices than threads, so that a thread the system delays holds up
+     * little of the batch.
+     */
+    private final class ReadSlices implements BatchWorkers.Task {
+        static final int MAX_SLICES_PER_THREAD = 4;
+        private SortedReads reads;
+        private boolean batched;
+        private int count;
+        private int slices;
+
+        void check(SortedReads reads, boolean batched, int n) {
+            this.reads = reads;
+            this.batched = batched;
+            this.count = n;
+            this.slices = (int) Math.min((long) sliceSingle.length, n / readsPerSlice);
+            workers.run(this, slices);
+            this.reads = null;
+        }
+
+        @Override
+        public void run(int slice) {
+            int from = (int) ((long) count * slice / slices);
+            int to = (int) ((long) count * (slice + 1) / slices);
+            if (batched) {
+                sliceBatched[slice].check(reads, from, to);
+                return;
+            }
+            SingleReadPath single = sliceSingle[slice];
+            SortedReads rs = reads;
+            byte[] keys = rs.keys();
+            for (int i = from; i < to; i++) {
+                if (single.conflicts(keys, rs.beginOffset(i), rs.beginLength(i), rs.endOffset(i), rs.endLength(i),
+                        rs.snapshot(i))) {
+                    rs.setConflict(i);
+                }
+            }
         }
     }
 
@@ -224,7 +326,7 @@ public final class HistoryTree implements History {
             versions.rebase(now);
         }
         budget.noteKeyLength(writes.maxKeyLength());
-        batchWriter.plan(writes);
+        batchWriter.plan(writes, versions.relative(now));
         budget.prepare(now, writes.maxKeyLength(), batchWriter.plannedLeaves(), batchWriter.plannedInners(),
                 batchWriter.plannedKeyBytes(), otherBytes);
     }
@@ -252,6 +354,17 @@ public final class HistoryTree implements History {
         return budget.evictions();
     }
 
+    /** Batches whose writes were applied by partitions ({@link #usePartitions}). */
+    public long partitionedBatches() {
+        return batchWriter.partitionedBatches();
+    }
+
+    /** Batches cut into several partitions, splits installed after the phase, siblings that took entries (tests). */
+    long[] partitionCounters() {
+        long[] c = batchWriter.partitionCounters();
+        return c == null ? null : new long[] {c[0], c[1], c[2], parentSweep.sweeps};
+    }
+
     /** Batches whose writes did not fit even into an empty history (all history was forgotten). */
     public long forgottenBatches() {
         return budget.forgottenBatches();
@@ -262,7 +375,13 @@ public final class HistoryTree implements History {
     @Override
     public void removeBefore(long oldestVersion, int mergedRanges) {
         versions.retain(oldestVersion);
-        reclaimer.sweep(2L * store.leafCap + 8L * mergedRanges);
+        long work = 2L * store.leafCap + 8L * mergedRanges;
+        // Two leaf parents' worth or more: whole parents first, at once on the threads (the same tree for any
+        // count); the sweeper does the rest, or all of it.
+        long rest = parentSweep == null ? -1 : parentSweep.sweep(work);
+        if (rest != 0) {
+            reclaimer.sweep(rest < 0 ? work : rest);
+        }
     }
 
     @Override

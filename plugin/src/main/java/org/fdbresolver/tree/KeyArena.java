@@ -136,9 +136,23 @@ final class KeyArena {
 
     /** Copies {@code len} key bytes into a new chunk with one reference; returns its unit address. */
     int allocate(byte[] src, int off, int len) {
+        int unit = reserve(len);
+        fill(unit, src, off, len, 1);
+        return unit;
+    }
+
+    /**
+     * Takes a chunk for a key of {@code len} bytes without writing it: {@link #fill} writes it later, possibly on
+     * another thread, before anything reads it. Everything shared is done here, by one thread: the free lists, the
+     * bump pointer, new blocks, a large key's array and slot, the reservation, and the counts (bytes in use and the
+     * length class are the key's from now on), so that {@code fill}s of different chunks may run at once.
+     */
+    int reserve(int len) {
         int size = chunkBytes(len);
         if (size >= bigChunkBytes) {
-            return allocateBig(src, off, len);
+            int unit = reserveBig(len);
+            counted(size, len);
+            return unit;
         }
         int cls = size >>> 3;
         long at;
@@ -154,27 +168,36 @@ final class KeyArena {
             at = bump;
             bump += size;
         }
-        byte[] b = blocks[(int) (at >>> blockShift)];
-        int o = (int) (at & (blockBytes - 1));
-        writeHeader(b, o, 1, len);
-        System.arraycopy(src, off, b, o + HEADER, len);
-        bytesInUse += size;
-        lengthClassCounts[32 - Integer.numberOfLeadingZeros(len)]++;
+        counted(size, len);
         return (int) (at >>> 3);
     }
 
-    /** A key with an array of its own, at the start of a block slot. */
-    private int allocateBig(byte[] src, int off, int len) {
+    /** A chunk of {@code size} bytes for a key of {@code len} is in use (after it was taken, so a throw counts nothing). */
+    private void counted(int size, int len) {
+        bytesInUse += size;
+        lengthClassCounts[32 - Integer.numberOfLeadingZeros(len)]++;
+    }
+
+    /**
+     * Writes a {@link #reserve}d chunk: {@code refs} references, the key's {@code len} bytes (the length
+     * {@code reserve} was given). Touches that chunk's bytes only.
+     */
+    void fill(int unit, byte[] src, int off, int len, int refs) {
+        long at = (long) unit << 3;
+        byte[] b = blocks[(int) (at >>> blockShift)];
+        int o = (int) (at & (blockBytes - 1));
+        // A large key's array is its own (o is 0): its length is the array's, the header holds the sentinel.
+        writeHeader(b, o, refs, chunkBytes(len) >= bigChunkBytes ? LEN_MASK : len);
+        System.arraycopy(src, off, b, o + HEADER, len);
+    }
+
+    /** A large key's array of its own, at the start of a block slot (written by {@link #fill}). */
+    private int reserveBig(int len) {
         int slot = takeSlot();
         long taken = HEADER + (long) len + Reservation.ARRAY_HEADER_BYTES;
         reservation.take(taken);
         reservedBytes += taken;
-        byte[] b = new byte[HEADER + len];
-        writeHeader(b, 0, 1, LEN_MASK);
-        System.arraycopy(src, off, b, HEADER, len);
-        blocks[slot] = b;
-        bytesInUse += chunkBytes(len);
-        lengthClassCounts[32 - Integer.numberOfLeadingZeros(len)]++;
+        blocks[slot] = new byte[HEADER + len];
         return (int) (((long) slot << blockShift) >>> 3);
     }
 

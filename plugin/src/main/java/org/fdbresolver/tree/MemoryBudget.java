@@ -149,6 +149,11 @@ final class MemoryBudget {
         return false;
     }
 
+    /** Whether additions of this size fit now, without dropping any history (false once the batch's writes are dropped). */
+    boolean fitsWithoutEviction(long leaves, long inners, long keyBytes) {
+        return !dropBatchWrites && fits(leaves, inners, keyBytes);
+    }
+
     private boolean fits(long leaves, long inners, long keyBytes) {
         NodeStore s = store;
         return s.historyBytes() + (leaves + inners) * s.nodeBytes + keyBytes <= budgetNow()

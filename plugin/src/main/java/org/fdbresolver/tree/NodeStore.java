@@ -82,6 +82,8 @@ final class NodeStore {
     int root;
     /** Inner levels above the leaves; 0 when the root is a leaf. */
     int height;
+    /** Taken by {@link #allocLeafConcurrently} (the partitions of a batch's writes split leaves at once). */
+    private final Object leafPoolLock = new Object();
 
     NodeStore(int nodeBytes, int keyBlockBytes, long budgetBytes, Reservation reservation) {
         this.nodeBytes = nodeBytes;
@@ -190,6 +192,32 @@ final class NodeStore {
         hdr[at + H_MAX] = GAP;
         leavesInUse++;
         return h;
+    }
+
+    /**
+     * {@link #allocLeaf} for the threads that apply a batch's write partitions at once. Only the pool is
+     * shared, for the few nanoseconds of a pop (one leaf per split); {@link #ensureLeafChunkSlots} must have
+     * made room in the chunk tables first, so that no table is replaced while other threads read it. The
+     * counts (leaves in use, the high water) end the same whatever the threads' order.
+     */
+    int allocLeafConcurrently() {
+        synchronized (leafPoolLock) {
+            return allocLeaf();
+        }
+    }
+
+    /** Grows the leaf chunk tables so that {@code extra} more leaves can be allocated without replacing them. */
+    void ensureLeafChunkSlots(long extra) {
+        long last = Math.min((long) maxLeaves, leafHighWater + extra) - 1;
+        int chunks = (int) (last >>> CHUNK_SHIFT) + 1;
+        if (chunks > lKey.length) {
+            // Geometrically, so that a growing tree does not copy the tables every few batches.
+            chunks = (int) Math.min(Math.max(chunks, 2L * lKey.length), ((long) maxLeaves + CHUNK_NODES - 1) >>> CHUNK_SHIFT);
+            lKey = Arrays.copyOf(lKey, chunks);
+            lVer = Arrays.copyOf(lVer, chunks);
+            lRef = Arrays.copyOf(lRef, chunks);
+            lHdr = Arrays.copyOf(lHdr, chunks);
+        }
     }
 
     void freeLeaf(int h) {

@@ -21,9 +21,9 @@ final class Reclaimer {
     private final TreeSearch search;
     private final VersionWindow versions;
     /** Where the next sweep resumes: the last key of the last leaf swept (length -1: from the start). */
-    private byte[] cursorKey = new byte[KeyLayout.INITIAL_KEY_BUFFER];
-    private int cursorLen = -1;
-    private long cursorPrefix;
+    byte[] cursorKey = new byte[KeyLayout.INITIAL_KEY_BUFFER];
+    int cursorLen = -1;
+    long cursorPrefix;
 
     // sweeper state during one call
     private long sweepWork;
@@ -135,8 +135,18 @@ final class Reclaimer {
         }
     }
 
+    /** Remembers the first key of {@code leaf} (which holds entries) as where the next sweep starts. */
+    void rememberFirstKey(int leaf) {
+        NodeStore s = store;
+        int c = leaf >>> CHUNK_SHIFT;
+        int base = (leaf & CHUNK_MASK) * s.leafCap;
+        cursorKey = layout.fit(cursorKey, s.lRef[c][base]);
+        cursorLen = layout.materialize(s.lKey[c][base], s.lRef[c][base], cursorKey);
+        cursorPrefix = s.lKey[c][base];
+    }
+
     /** Remembers the last key of {@code leaf} as where the next sweep resumes. */
-    private void rememberCursor(int leaf) {
+    void rememberCursor(int leaf) {
         NodeStore s = store;
         int c = leaf >>> CHUNK_SHIFT;
         int base = (leaf & CHUNK_MASK) * s.leafCap;
@@ -193,7 +203,7 @@ final class Reclaimer {
         return out;
     }
 
-    private void mergeLeafInto(int left, int right) {
+    void mergeLeafInto(int left, int right) {
         NodeStore s = store;
         int lc = left >>> CHUNK_SHIFT;
         int rc = right >>> CHUNK_SHIFT;
@@ -213,7 +223,7 @@ final class Reclaimer {
      * Appends inner node {@code right} (slot {@code i} of {@code parent}) to its left sibling: the
      * parent's separator for {@code right} moves down as the separator of right's first child.
      */
-    private void mergeInnerInto(int parent, int i, int left, int right) {
+    void mergeInnerInto(int parent, int i, int left, int right) {
         NodeStore s = store;
         int innerCap = s.innerCap;
         int pc = parent >>> CHUNK_SHIFT;
@@ -238,7 +248,7 @@ final class Reclaimer {
         s.freeInner(right);
     }
 
-    private void collapseRoot() {
+    void collapseRoot() {
         NodeStore s = store;
         while (s.height > 0 && s.innerCount(s.root) <= 1) {
             int old = s.root;

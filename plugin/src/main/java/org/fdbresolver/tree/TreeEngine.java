@@ -8,6 +8,7 @@ import org.fdbresolver.api.ConflictSetConfig;
 import org.fdbresolver.engine.ConflictEngine;
 import org.fdbresolver.engine.EngineFactory;
 import org.fdbresolver.pipeline.BatchPipeline;
+import org.fdbresolver.pipeline.BatchWorkers;
 
 /**
  * Engine {@code tree}: FoundationDB's batch phases ({@link BatchPipeline}) over a {@link HistoryTree}
@@ -31,10 +32,26 @@ public final class TreeEngine implements ConflictEngine {
     public static final String READ_TOUCH = "readTouch";
     public static final String WRITE_WAYS = "writeWays";
     public static final String READ_BATCHED_FROM_BYTES = "readBatchedFromBytes";
+    public static final String THREADS = "threads";
+    public static final String READS_PER_SLICE = "readsPerSlice";
+    public static final String ENDPOINTS_PER_SLICE = "endpointsPerSlice";
+    public static final String PARTITION_FROM_WRITES = "partitionFromWrites";
+    public static final String WRITES_PER_PARTITION = "writesPerPartition";
+    /** Fewest endpoints a thread sorts at once: below twice this a batch is sorted on one thread. */
+    static final int DEFAULT_ENDPOINTS_PER_SLICE = 1024;
+    /** Combined writes from which a batch is applied in partitions (at any thread count; docs/tree.md). */
+    static final int DEFAULT_PARTITION_FROM_WRITES = 64;
+    /** Fewest writes a partition gets when a batch's writes are spread over threads. */
+    static final int DEFAULT_WRITES_PER_PARTITION = 64;
+    /** Most threads one batch may use (the caller's included). */
+    public static final int MAX_THREADS = 256;
+    /** Fewest reads a thread checks at once: below twice this a batch's reads stay on one thread (docs/tree.md). */
+    static final int DEFAULT_READS_PER_SLICE = 256;
     public static final int DEFAULT_NODE_BYTES = 2048;
     public static final int DEFAULT_KEY_BLOCK_BYTES = 1 << 16;
     private static final Set<String> OPTIONS = Set.of(NODE_BYTES, KEY_BLOCK_BYTES, READ_PATH, READ_WAYS, READ_TOUCH,
-            READ_BATCHED_FROM_BYTES, WRITE_WAYS);
+            READ_BATCHED_FROM_BYTES, WRITE_WAYS, THREADS, READS_PER_SLICE, ENDPOINTS_PER_SLICE, PARTITION_FROM_WRITES,
+            WRITES_PER_PARTITION);
     /** Below this budget a large batch's writes may not fit even into an empty history: warned at open. */
     static final long SMALL_BUDGET_BYTES = 1L << 20;
     /** Most leaf groups (reads) or leaves (writes) in flight at once. */
@@ -45,6 +62,8 @@ public final class TreeEngine implements ConflictEngine {
     /** Writes of transactions that only the budget made TOO_OLD; usually empty. */
     private final HistoryTree uncertain;
     private final BatchPipeline pipeline;
+    /** The threads a batch is split across (null: one thread, the caller's). */
+    private final BatchWorkers workers;
 
     public TreeEngine(ConflictSetConfig config) {
         EngineFactory.checkOptions(config, NAME, OPTIONS);
@@ -65,6 +84,11 @@ public final class TreeEngine implements ConflictEngine {
             default -> throw new IllegalArgumentException("engine " + NAME + ": option " + READ_TOUCH
                     + " must be 'true' or 'false': '" + config.option(READ_TOUCH, "") + "'");
         };
+        int threads = intOption(config, THREADS, 1, MAX_THREADS);
+        int readsPerSlice = intOption(config, READS_PER_SLICE, DEFAULT_READS_PER_SLICE);
+        int endpointsPerSlice = intOption(config, ENDPOINTS_PER_SLICE, DEFAULT_ENDPOINTS_PER_SLICE);
+        int partitionFromWrites = intOption(config, PARTITION_FROM_WRITES, DEFAULT_PARTITION_FROM_WRITES);
+        int writesPerPartition = intOption(config, WRITES_PER_PARTITION, DEFAULT_WRITES_PER_PARTITION);
         long budget = config.memoryBudgetBytes();
         // One heap reservation for both histories: their arrays together never take more than it.
         Reservation reservation = history(() -> new Reservation(HistoryTree.reservationLimit(budget, nodeBytes, keyBlockBytes)));
@@ -77,6 +101,14 @@ public final class TreeEngine implements ConflictEngine {
         tree.shareBudgetWith(uncertain);
         uncertain.shareBudgetWith(tree);
         this.pipeline = new BatchPipeline(tree, tree, uncertain);
+        // One pool for the engine's life, made once every option has been accepted.
+        this.workers = threads > 1 ? new BatchWorkers(threads, "fdbresolver-tree") : null;
+        if (workers != null) {
+            tree.useWorkers(workers, readsPerSlice);
+            pipeline.useWorkers(workers, endpointsPerSlice);
+        }
+        // Every thread count applies large batches by partitions, so that the tree does not depend on it.
+        tree.usePartitions(partitionFromWrites, workers, writesPerPartition);
         // Warned only once the budget is known to be usable: a budget refused above gets its error alone.
         if (budget < SMALL_BUDGET_BYTES) {
             LOG.log(System.Logger.Level.WARNING, "memory budget of {0} bytes is below {1}: a batch whose writes do not "
@@ -173,6 +205,14 @@ public final class TreeEngine implements ConflictEngine {
     @Override
     public void addPhaseNanos(long[] nanosByPhase) {
         pipeline.addPhaseNanos(nanosByPhase);
+    }
+
+    /** Stops the batch's worker threads, if any. */
+    @Override
+    public void close() {
+        if (workers != null) {
+            workers.close();
+        }
     }
 
     /** The history, for tests and benchmarks that look inside. */

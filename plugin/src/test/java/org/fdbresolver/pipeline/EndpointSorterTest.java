@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,6 +18,54 @@ import org.junit.jupiter.api.Test;
 class EndpointSorterTest {
     private static final byte[] ALPHABET = {0x00, 0x01, 'a', (byte) 0x7F, (byte) 0xFF};
     private static final int SEEDS = Integer.getInteger("tree.seeds", 12) * 20;
+    private static final BatchWorkers WORKERS = new BatchWorkers(3, "sorter-test");
+
+    @AfterAll
+    static void stopWorkers() {
+        WORKERS.close();
+    }
+
+    /**
+     * The sort across threads ({@link EndpointSorter#sortAcross}, endpoints put in slices) against the one-thread
+     * sort of the same endpoints: the same common prefix, ranks, distinct keys and sorted order (tags), whatever
+     * the number of slices.
+     */
+    private static void checkAcross(EndpointSorter one, byte[] region, int[] off, List<byte[]> keys, String where) {
+        int n = keys.size();
+        for (int parts : new int[] {1, 2, 5, 12}) {
+            EndpointSorter across = new EndpointSorter();
+            across.prepare(region, n);
+            for (int p = 0; p < parts; p++) {
+                int from = n * p / parts;
+                int to = n * (p + 1) / parts;
+                long d = 0;
+                int ld = 0;
+                int min = Integer.MAX_VALUE;
+                boolean tails = false;
+                for (int i = from; i < to; i++) {
+                    across.put(i, off[i], keys.get(i).length, i);
+                    d |= across.prefixOf(i) ^ across.prefixOf(from);
+                    ld |= keys.get(i).length ^ keys.get(from).length;
+                    min = Math.min(min, keys.get(i).length);
+                    tails |= EndpointSorter.hasLongTail(region, off[i], keys.get(i).length);
+                }
+                if (to > from) {
+                    across.addStats(from, d, ld, min, tails);
+                }
+            }
+            across.sortAcross(WORKERS, parts);
+            String w = where + ", " + parts + " slices";
+            assertEquals(one.commonPrefixLength(), across.commonPrefixLength(), w + ": common prefix");
+            assertEquals(one.distinctCount(), across.distinctCount(), w + ": distinct keys");
+            for (int i = 0; i < n; i++) {
+                assertEquals(one.rank(i), across.rank(i), w + ": rank of key " + i);
+                assertEquals(one.tagAt(i), across.tagAt(i), w + ": endpoint at sorted position " + i);
+            }
+            for (int r = 0; r < one.distinctCount(); r++) {
+                assertEquals(one.keyOffset(r), across.keyOffset(r), w + ": key of rank " + r);
+            }
+        }
+    }
 
     /**
      * The common prefix the sorter should skip: the bytes of the first 8 on which every key agrees when
@@ -129,12 +178,14 @@ class EndpointSorterTest {
             off[i] = region.size();
             region.writeBytes(keys.get(i));
         }
-        sorter.reset(region.toByteArray());
+        byte[] bytes = region.toByteArray();
+        sorter.reset(bytes);
         int[] id = new int[n];
         for (int i = 0; i < n; i++) {
-            id[i] = sorter.add(off[i], keys.get(i).length);
+            id[i] = sorter.add(off[i], keys.get(i).length, i);
         }
         sorter.sort();
+        checkAcross(sorter, bytes, off, keys, where);
         assertEquals(expectedCommonPrefix(keys), sorter.commonPrefixLength(), where + ": common prefix");
         List<byte[]> distinct = new ArrayList<>(new java.util.TreeSet<byte[]>(Arrays::compareUnsigned) {
             {
@@ -178,13 +229,15 @@ class EndpointSorterTest {
                 off[i] = region.size();
                 region.writeBytes(keys.get(i));
             }
-            sorter.reset(region.toByteArray());
+            byte[] bytes = region.toByteArray();
+            sorter.reset(bytes);
             int[] id = new int[n];
             for (int i = 0; i < n; i++) {
-                id[i] = sorter.add(off[i], keys.get(i).length);
+                id[i] = sorter.add(off[i], keys.get(i).length, i);
             }
             sorter.sort();
             String where = "seed " + seed;
+            checkAcross(sorter, bytes, off, keys, where);
             assertEquals(expectedCommonPrefix(keys), sorter.commonPrefixLength(), where + ": common prefix");
             List<byte[]> distinct = new ArrayList<>(keys);
             distinct.sort(Arrays::compareUnsigned);

@@ -91,19 +91,27 @@ class TreeEngineDifferentialTest {
     /**
      * Runs the trace of {@code seed} against both read paths: one descent per read, and the batched path
      * with a number of groups in flight and touching chosen by the seed (1, 2, 5 or 16 ways); the writes
-     * loaded ahead 0, 3 or 16 at a time.
+     * loaded ahead 0, 3 or 16 at a time. Then once more with every batch's writes applied by partitions and its
+     * reads checked in slices of one read, on 1, 2 or 4 threads by seed (partitions of one write each, so that
+     * chains, installs and siblings taking entries meet at every partition boundary).
      */
     static void run(long seed, int nodeBytes, int batches, int maxShortLen, double longKeys, int window,
                     java.util.function.ObjIntConsumer<RandomTraces> beforeBatch,
                     java.util.function.Consumer<HistoryTree> afterBatch) {
         int[] ways = {1, 2, 5, 16};
-        for (String readPath : List.of("single", "batched")) {
-            ConflictSetConfig treeConfig = ConflictSetConfig.builder().engine("tree")
+        for (String readPath : List.of("single", "batched", "partitioned")) {
+            ConflictSetConfig.Builder b = ConflictSetConfig.builder().engine("tree")
                     .option("nodeBytes", Integer.toString(nodeBytes)).option("keyBlockBytes", "256")
-                    .option("readPath", readPath).option("readBatchedFromBytes", "0").option("readWays", Integer.toString(ways[(int) (seed % ways.length)]))
+                    .option("readPath", readPath.equals("partitioned") ? (seed % 2 == 0 ? "single" : "batched") : readPath)
+                    .option("readBatchedFromBytes", "0").option("readWays", Integer.toString(ways[(int) (seed % ways.length)]))
                     .option("readTouch", Boolean.toString(seed % 2 == 0))
-                    .option("writeWays", Integer.toString(new int[] {0, 3, 16}[(int) (seed % 3)])).build();
-            run(seed, treeConfig, batches, maxShortLen, longKeys, window, beforeBatch, afterBatch);
+                    .option("writeWays", Integer.toString(new int[] {0, 3, 16}[(int) (seed % 3)]));
+            if (readPath.equals("partitioned")) {
+                b.option("threads", Integer.toString(new int[] {1, 2, 4}[(int) (seed % 3)]))
+                        .option("partitionFromWrites", "1").option("writesPerPartition", "1").option("readsPerSlice", "1")
+                        .option("endpointsPerSlice", "2");
+            }
+            run(seed, b.build(), batches, maxShortLen, longKeys, window, beforeBatch, afterBatch);
         }
     }
 
@@ -148,8 +156,13 @@ class TreeEngineDifferentialTest {
                 assertTrue(history.historyBytes() <= treeConfig.memoryBudgetBytes());
                 assertEquals(oldest, history.retainedVersion(), where + ": no budget pressure, retained = oldest");
             }
+            if (treeConfig.options().containsKey("partitionFromWrites") && history.height() > 0) {
+                // (A tree of one leaf has no parent to cut at: its batches take the single-threaded way.)
+                assertTrue(history.partitionedBatches() > 0, "seed " + seed + ": no batch went by partitions");
+            }
             if (Boolean.getBoolean("tree.verbose")) {
-                System.out.println("seed " + seed + ": height " + history.height() + ", leaves " + history.leavesInUse()
+                System.out.println("seed " + seed + " " + treeConfig.options() + ": height " + history.height()
+                        + ", partitioned batches " + history.partitionedBatches() + ", leaves " + history.leavesInUse()
                         + ", inners " + history.innersInUse() + ", key bytes " + history.keyBytesInUse());
             }
         }

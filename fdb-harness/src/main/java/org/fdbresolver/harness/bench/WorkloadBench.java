@@ -36,9 +36,14 @@ import org.openjdk.jmh.annotations.Warmup;
  * allocates nothing, so with {@code -prof gc} {@code gc.alloc.rate.norm} is the engine's own allocation
  * per batch; {@code fillOnly} measures the filling alone.
  *
+ * <p>{@code threads} is engine {@code tree}'s option (1: one thread; the gc profiler counts every thread's
+ * allocation); {@code options} passes workload options ({@code "txns=5"}: batches of five transactions, as
+ * inside FoundationDB), {@code engineOptions} more engine options ({@code "partitionFromWrites=1000000000"}).
+ *
  * <pre>
  * java -cp "fdb-harness/target/classes:plugin/target/classes:fdb-harness/target/lib/*" org.openjdk.jmh.Main WorkloadBench -prof gc
  * java -cp ... org.openjdk.jmh.Main WorkloadBench.resolve -p readPath=batched,single -prof gc
+ * java -cp ... org.openjdk.jmh.Main WorkloadBench.resolve -p workload=conflictset-range -p options=txns=5,txns=50 -p threads=1,2
  * </pre>
  */
 @State(Scope.Thread)
@@ -63,6 +68,18 @@ public class WorkloadBench {
     @Param({"200"})
     public int batches;
 
+    /** Engine {@code tree}'s {@code threads}. */
+    @Param({"1"})
+    public int threads;
+
+    /** Workload options, {@code name=value} separated by {@code ;} (empty: the workload's defaults). */
+    @Param({""})
+    public String options;
+
+    /** More engine options for {@code tree}, {@code name=value} separated by {@code ;}. */
+    @Param({""})
+    public String engineOptions;
+
     private final List<Batch> stored = new ArrayList<>();
     private long cycleSpan;
     private int next;
@@ -75,7 +92,7 @@ public class WorkloadBench {
 
     @Setup
     public void setUp() {
-        Workload w = Workloads.get(workload).create(new WorkloadParams(OptionalLong.empty(), OptionalLong.of(batches), java.util.Map.of()));
+        Workload w = Workloads.get(workload).create(new WorkloadParams(OptionalLong.empty(), OptionalLong.of(batches), pairs(options)));
         for (Batch b; (b = w.nextBatch()) != null; ) {
             stored.add(b);
         }
@@ -85,9 +102,21 @@ public class WorkloadBench {
         cycleSpan = last.getVersion() - first.getVersion() + Math.max(1, step);
         ConflictSetConfig.Builder config = ConflictSetConfig.builder().engine(engine).memoryBudgetBytes(4L << 30);
         if (engine.equals("tree")) {
-            config.option("readPath", readPath).option("readBatchedFromBytes", "0");
+            config.option("readPath", readPath).option("readBatchedFromBytes", "0").option("threads", Integer.toString(threads));
+            pairs(engineOptions).forEach(config::option);
         }
         conflictEngine = Engines.create(config.build());
+    }
+
+    private static java.util.Map<String, String> pairs(String text) {
+        java.util.Map<String, String> out = new java.util.LinkedHashMap<>();
+        for (String pair : text.split(";")) {
+            if (!pair.isBlank()) {
+                int eq = pair.indexOf('=');
+                out.put(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
+            }
+        }
+        return out;
     }
 
     @TearDown

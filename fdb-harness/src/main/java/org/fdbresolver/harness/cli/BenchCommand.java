@@ -46,10 +46,11 @@ final class BenchCommand extends Subcommand {
                 prints (one 'name: value' per line):
                   engine, offered-hash (SHA-256 of the trace file as stored), batches, warmup-batches,
                   timed-batches, timed-transactions,
-                  seconds (timed part), transactions/sec,
+                  seconds (timed part), cpu-seconds (of this thread and the engine's workers, timed part),
+                  transactions/sec,
                   phase-sort, phase-checkRead, phase-checkIntraBatch, phase-combine, phase-mergeWrite,
                   phase-removeBefore (each 'S s (P%)' of the timed seconds; 0 for an engine without phase timers),
-                  allocated-bytes-per-batch (this thread, timed part), gc-count and gc-seconds (timed part),
+                  allocated-bytes-per-batch (this thread and the engine's workers, timed part), gc-count and gc-seconds (timed part),
                   history-bytes, retained-version (after the last batch),
                   decision-hash, conflicting-keys-hash (of every batch, warm-up included)
                 """;
@@ -114,6 +115,7 @@ final class BenchCommand extends Subcommand {
         context.line("timed-batches", batches - warmup);
         context.line("timed-transactions", timedTransactions);
         context.line("seconds", CommandContext.seconds(timedNanos));
+        context.line("cpu-seconds", jvm.cpuNanos() < 0 ? "n/a" : CommandContext.seconds(jvm.cpuNanos()));
         context.line("transactions/sec", CommandContext.rate(timedTransactions, timedNanos));
         for (Phase phase : Phase.values()) {
             long nanos = after.phaseNanos(phase) - phasesBefore[phase.ordinal()];

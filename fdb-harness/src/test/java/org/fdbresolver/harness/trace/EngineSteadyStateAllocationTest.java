@@ -95,6 +95,46 @@ class EngineSteadyStateAllocationTest {
         range.getEnd().copyTo(scratch, bl);
     }
 
+    /**
+     * With {@code threads} 2 and 4 (batches of 512 transactions: reads in slices, the sort across threads, writes
+     * by partitions, the sweep by parents), nothing is allocated per batch on any of the engine's threads: this one
+     * and its workers (the engine's threads are named {@code fdbresolver-tree-N}).
+     */
+    @Test
+    void noAllocationPerBatchOnEveryThreadOfAnEngineWithWorkers() {
+        generate();
+        for (int threads : new int[] {2, 4}) {
+            try (ConflictSet cs = ConflictSet.open(ConflictSetConfig.builder().engine("tree")
+                    .option("threads", Integer.toString(threads)).build())) {
+                ConflictBatch batch = cs.newBatch();
+                BatchResult result = new BatchResult();
+                run(cs, batch, result, 8 * BATCHES);
+                long[] workers = workerThreadIds();
+                assertEquals(threads - 1, workers.length, "worker threads of an engine with threads=" + threads);
+                long[] before = workerBytes(workers);
+                long bytes = run(cs, batch, result, 2 * BATCHES);
+                long[] after = workerBytes(workers);
+                for (int i = 0; i < workers.length; i++) {
+                    bytes += after[i] - before[i];
+                }
+                assertTrue(bytes < 4096, "threads=" + threads + ": allocated " + bytes + " bytes over " + 2 * BATCHES
+                        + " batches on the caller's thread and the workers");
+            }
+        }
+    }
+
+    private static long[] workerThreadIds() {
+        var threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        return java.util.Arrays.stream(threads.getThreadInfo(threads.getAllThreadIds()))
+                .filter(i -> i != null && i.getThreadName().startsWith("fdbresolver-tree-"))
+                .mapToLong(java.lang.management.ThreadInfo::getThreadId).toArray();
+    }
+
+    private static long[] workerBytes(long[] ids) {
+        var threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        return threads.getThreadAllocatedBytes(ids);
+    }
+
     @Test
     void noAllocationPerBatchWithoutFlightRecorderNorWhileItRecordsOtherEvents(@TempDir Path dir) throws Exception {
         assertFalse(FlightRecorder.isInitialized(), "this test measures a JVM where Flight Recorder has not started");

@@ -1,0 +1,868 @@
+package org.fdbresolver.tree;
+
+import static org.fdbresolver.tree.NodeStore.CHUNK_MASK;
+import static org.fdbresolver.tree.NodeStore.CHUNK_SHIFT;
+import static org.fdbresolver.tree.NodeStore.GAP;
+import static org.fdbresolver.tree.NodeStore.H_COUNT;
+import static org.fdbresolver.tree.NodeStore.LEAF_HEADER_INTS;
+import static org.fdbresolver.tree.NodeStore.NIL;
+
+import java.util.Arrays;
+
+/**
+ * Applies one partition of a batch's writes ({@link PartitionedApply}) while other partitions are applied
+ * by other threads. A partition is the writes below a run of leaf parents that no other partition's writes
+ * reach, so it owns those parents' leaves; the inner nodes above are shared and nobody changes them during
+ * the phase.
+ *
+ * <p><b>B-link splits.</b> A leaf that overflows splits at once: the new right leaf is linked into the leaf
+ * chain after it (the right link) and its separator, the left leaf's new high key, is recorded in the
+ * partition's <i>chain</i> of the original leaf — the incomplete-split marker. The parent's pointer is
+ * installed after the phase, by one thread, in key order ({@link #installs}). Until then every write that
+ * lands in the original leaf's range moves right along the chain while its key is at or above a member's
+ * high key, as a B-link search does; writes come sorted, so the chain is walked once, left to right. No
+ * partition ever waits for another: the only shared step is taking a leaf from the pool (one short lock per
+ * split). A full leaf first hands entries to its right neighbour, as the single-threaded writer does: to the
+ * next member of its chain, or to the original right sibling under the same parent when no write of the batch
+ * is routed there (that sibling then joins the chain, and the parent's separator for it is updated after the
+ * phase).
+ *
+ * <p><b>What does not depend on the threads.</b> Every step depends only on the writes and the leaves of the
+ * partition, never on where the partitions were cut: a lookup of the version in force before the partition's
+ * first leaf reads a value taken before the phase ({@link #boundaryVersion}), which is the value a single thread
+ * would read there (no write of another partition covers it). Key chunks are made before the phase (one per
+ * new key, {@link PartitionedApply}), a separator that needs bytes shares the chunk of the first key to its
+ * right, and every reference count change is logged and applied after the phase in key order. So the tree
+ * after a batch is the same whether one thread or sixteen applied it, and the budget sees the same bytes.
+ *
+ * <p><b>Budget.</b> {@link PartitionedApply} reserves, before the phase, room for the most leaves each original
+ * leaf's chain can need ({@link #splitBound}); the chain counts its splits against that bound.
+ */
+final class PartitionWriter {
+    private final NodeStore store;
+    private final KeyLayout layout;
+    private final TreeSearch search;
+    private final VersionWindow versions;
+    private final PartitionedApply batch;
+
+    // ---- the partition: writes [from, to), the version they take, the boundary on the left ----
+    private int from;
+    private int to;
+    private int v;
+    /** The first leaf of the partition's first parent (NIL for the first partition: nothing before it changes). */
+    private int boundaryLeaf = NIL;
+    /** The version of the last entry before {@link #boundaryLeaf}, taken before the phase. */
+    private int boundaryVersion;
+
+    // ---- the chain of the original leaf being written (B-link: members in key order, with low keys) ----
+    private int segmentLeaf = NIL;
+    private int segmentParent;
+    private int segmentSlot;
+    private int[] chainLeaf = new int[8];
+    /** Member k's low key (k >= 1): the separator between members k - 1 and k (inline long and reference). */
+    private long[] chainLowKey = new long[8];
+    private int[] chainLowRef = new int[8];
+    private int chainLength;
+    /** The member the previous write ended in: later writes are at or to the right of it. */
+    private int cursor;
+    /** Index of the member that is the original right sibling (entries were handed to it), or -1. */
+    private int siblingMember;
+    /** The original right sibling under the same parent, which may take entries from the chain, or NIL. */
+    private int sibling;
+    private int splits;
+    private int splitLimit;
+
+    // ---- results, applied after the phase by PartitionedApply, in key order ----
+    /** Splits to register in the parents: the parent, the slot they follow, the right leaf, its separator. */
+    int installs;
+    int[] installParent = new int[16];
+    int[] installAfter = new int[16];
+    int[] installRight = new int[16];
+    long[] installKey = new long[16];
+    int[] installRef = new int[16];
+    /** Original right siblings that received entries: parent, slot, leaf, new separator. */
+    int siblingUpdates;
+    int[] updateParent = new int[4];
+    int[] updateSlot = new int[4];
+    int[] updateLeaf = new int[4];
+    long[] updateKey = new long[4];
+    int[] updateRef = new int[4];
+    /** Key chunk references dropped (released after the phase) and chunks newly referenced (retained). */
+    int releases;
+    int[] released = new int[64];
+    int retains;
+    int[] retained = new int[16];
+
+    // ---- scratch ----
+    private final long[] outKey;
+    private final int[] outVer;
+    private final int[] outRef;
+    /** Key buffers that grow to the longest key they meet ({@link KeyLayout#fit}), once. */
+    private byte[] scratchA = new byte[KeyLayout.INITIAL_KEY_BUFFER];
+    private byte[] scratchB = new byte[KeyLayout.INITIAL_KEY_BUFFER];
+    private final int[] aheadLo;
+    private final int[] aheadHi;
+    private final int ways;
+    private long sink;
+
+    PartitionWriter(NodeStore store, KeyLayout layout, TreeSearch search, VersionWindow versions, PartitionedApply batch,
+                    int ways) {
+        this.store = store;
+        this.layout = layout;
+        this.search = search;
+        this.versions = versions;
+        this.batch = batch;
+        this.outKey = new long[2 * store.leafCap + 2];
+        this.outVer = new int[2 * store.leafCap + 2];
+        this.outRef = new int[2 * store.leafCap + 2];
+        this.ways = ways;
+        this.aheadLo = new int[Math.max(1, ways)];
+        this.aheadHi = new int[Math.max(1, ways)];
+    }
+
+    /**
+     * The most splits the chain of a leaf of {@code n} entries receiving {@code inserts} endpoints can make, when
+     * it may hand entries to a right sibling receiving {@code siblingInserts} ({@code withSibling}; the sibling
+     * then joins the chain, and so do its writes). With {@code h = cap / 2} and the potential "entries above h,
+     * summed over the chain": every split lowers it by h, handing entries on never raises it, an insert raises it
+     * by one; it starts at most at {@code n - h} plus the sibling's {@code cap - h}. A leaf that cannot overflow
+     * ({@code n + inserts <= cap}) never splits nor hands entries on (the sibling then has a chain of its own).
+     */
+    static long splitBound(int n, int inserts, int cap, boolean withSibling, int siblingInserts) {
+        if (n + inserts <= cap) {
+            return 0;
+        }
+        int h = cap / 2;
+        return (Math.max(0, n - h) + (withSibling ? cap - h + (long) siblingInserts : 0) + inserts) / h;
+    }
+
+    /** The right sibling under the same parent of the leaf at {@code slot} of {@code parent}, or NIL. */
+    static int rightSibling(NodeStore s, int parent, int slot) {
+        return slot + 1 < s.innerCount(parent) ? s.child(parent, slot + 1) : NIL;
+    }
+
+    /** Prepares for writes {@code [from, to)} at relative version {@code v}. */
+    void start(int from, int to, int v, int boundaryLeaf, int boundaryVersion) {
+        this.from = from;
+        this.to = to;
+        this.v = v;
+        this.boundaryLeaf = boundaryLeaf;
+        this.boundaryVersion = boundaryVersion;
+        segmentLeaf = NIL;
+        chainLength = 0;
+        siblingMember = -1;
+        installs = 0;
+        siblingUpdates = 0;
+        releases = 0;
+        retains = 0;
+    }
+
+    /** Applies the partition's writes, in key order (see the class comment). */
+    void run() {
+        batch.fillKeys(from, to);
+        int[] leafOf = batch.endpointLeaf;
+        int m = to;
+        int prefetched = from;
+        for (int x = from; x < m; ) {
+            if (ways > 1 && x >= prefetched) {
+                prefetched = Math.min(m, x + ways);
+                prefetch(x, prefetched);
+            }
+            int bl = leafOf[2 * x];
+            if (!inChain(bl)) {
+                endSegment();
+                startSegment(bl, 2 * x);
+            }
+            cursor = locate(cursor, 2 * x);
+            int member = chainLeaf[cursor];
+            boolean bounded = cursor + 1 < chainLength;
+            if (inChain(leafOf[2 * x + 1]) && (!bounded || belowLow(2 * x + 1, cursor + 1))) {
+                int n = store.leafCount(member);
+                int cap = store.leafCap;
+                int j = x + 1;
+                while (j < m && n + 2 * (j - x + 1) <= 2 * cap && inChain(leafOf[2 * j]) && inChain(leafOf[2 * j + 1])
+                        && (!bounded || belowLow(2 * j + 1, cursor + 1))) {
+                    j++;
+                }
+                applyRun(cursor, x, j);
+                x = j;
+            } else {
+                writeAcross(x);
+                x++;
+            }
+        }
+        endSegment();
+    }
+
+    // ---- the chain ----
+
+    private void startSegment(int leaf, int endpoint) {
+        segmentLeaf = leaf;
+        segmentParent = batch.endpointParent[endpoint];
+        segmentSlot = batch.endpointSlot[endpoint];
+        chainLeaf[0] = leaf;
+        chainLength = 1;
+        cursor = 0;
+        siblingMember = -1;
+        splits = 0;
+        int[] leafOf = batch.endpointLeaf;
+        int e = endpoint;
+        int end = 2 * batch.writeCount;
+        while (e < end && leafOf[e] == leaf) {
+            e++;
+        }
+        sibling = rightSibling(store, segmentParent, segmentSlot);
+        int siblingInserts = 0;
+        for (int f = e; f < end && leafOf[f] == sibling; f++) {
+            siblingInserts++;
+        }
+        splitLimit = (int) splitBound(store.leafCount(leaf), e - endpoint, store.leafCap, sibling != NIL, siblingInserts);
+    }
+
+    /** Hands the chain's splits (and the sibling's new separator) to the results, in key order. */
+    private void endSegment() {
+        if (segmentLeaf == NIL) {
+            return;
+        }
+        for (int k = 1; k < chainLength; k++) {
+            if (k == siblingMember) {
+                addSiblingUpdate(chainLeaf[k], chainLowKey[k], chainLowRef[k]);
+            } else {
+                // Members before the sibling follow the original leaf's slot, those after it the sibling's.
+                addInstall(siblingMember >= 0 && k > siblingMember ? segmentSlot + 1 : segmentSlot, chainLeaf[k],
+                        chainLowKey[k], chainLowRef[k]);
+            }
+        }
+        segmentLeaf = NIL;
+        chainLength = 0;
+        siblingMember = -1;
+    }
+
+    /**
+     * Whether original leaf {@code leaf} is covered by the chain: the chain's own leaf, or the right sibling once
+     * it took entries (its writes then continue the chain: its range begins at a member's low key).
+     */
+    private boolean inChain(int leaf) {
+        return leaf == segmentLeaf || siblingMember >= 0 && leaf == chainLeaf[siblingMember];
+    }
+
+    /** The member at or after {@code k} holding endpoint {@code x}: moves right while the key is at or above the next low key. */
+    private int locate(int k, int x) {
+        while (k + 1 < chainLength && !belowLow(x, k + 1)) {
+            k++;
+        }
+        return k;
+    }
+
+    /** Whether endpoint {@code x} is below member {@code k}'s low key. */
+    private boolean belowLow(int x, int k) {
+        long p = batch.endpointKey[x];
+        long low = chainLowKey[k];
+        return p != low ? p < low
+                : layout.tail(batch.keys, batch.endpointOff[x], batch.endpointLen[x], chainLowRef[k]) < 0;
+    }
+
+    /** Inserts member {@code leaf} at chain index {@code k} with low key {@code (key, ref)}. */
+    private void insertMember(int k, int leaf, long key, int ref) {
+        if (chainLength == chainLeaf.length) {
+            int n = chainLength * 2;
+            chainLeaf = Arrays.copyOf(chainLeaf, n);
+            chainLowKey = Arrays.copyOf(chainLowKey, n);
+            chainLowRef = Arrays.copyOf(chainLowRef, n);
+        }
+        int move = chainLength - k;
+        System.arraycopy(chainLeaf, k, chainLeaf, k + 1, move);
+        System.arraycopy(chainLowKey, k, chainLowKey, k + 1, move);
+        System.arraycopy(chainLowRef, k, chainLowRef, k + 1, move);
+        chainLeaf[k] = leaf;
+        chainLowKey[k] = key;
+        chainLowRef[k] = ref;
+        chainLength++;
+        if (siblingMember >= k) {
+            siblingMember++;
+        }
+    }
+
+    /**
+     * The member right of {@code k} that may take entries from it: the next member, or the original right sibling
+     * (for the last member before the sibling joined), or NIL.
+     */
+    private int rightNeighbour(int k) {
+        if (k + 1 < chainLength) {
+            return chainLeaf[k + 1];
+        }
+        return siblingMember < 0 ? sibling : NIL;
+    }
+
+    /** Member {@code k} handed its last entries to its right neighbour: the neighbour's low key is now {@code (key, ref)}. */
+    private void neighbourTook(int k, long key, int ref) {
+        if (k + 1 < chainLength) {
+            release(chainLowRef[k + 1]);
+            chainLowKey[k + 1] = key;
+            chainLowRef[k + 1] = ref;
+            return;
+        }
+        // The original sibling joins the chain; its separator in the parent is replaced after the phase.
+        NodeStore s = store;
+        int at = (segmentParent & CHUNK_MASK) * s.innerCap + segmentSlot + 1;
+        release(s.iRef[segmentParent >>> CHUNK_SHIFT][at]);
+        insertMember(k + 1, sibling, key, ref);
+        siblingMember = k + 1;
+    }
+
+    /** A new leaf right of member {@code k}, holding entries from it, with low key {@code (key, ref)}. */
+    private void splitAdded(int k, int right, long key, int ref) {
+        splits++;
+        assert splits <= splitLimit : "the chain of leaf " + segmentLeaf + " split more often than its bound allows ("
+                + splitLimit + ")";
+        insertMember(k + 1, right, key, ref);
+    }
+
+    // ---- one run: writes [i, j) all inside member k ----
+
+    /** As {@link BatchWriter}'s run: writes {@code [i, j)} merged with member {@code k}'s entries in one pass. */
+    private void applyRun(int k, int i, int j) {
+        NodeStore s = store;
+        KeyLayout kl = layout;
+        PartitionedApply pa = batch;
+        int leaf = chainLeaf[k];
+        int c = leaf >>> CHUNK_SHIFT;
+        int base = (leaf & CHUNK_MASK) * s.leafCap;
+        int[] hdr = s.lHdr[c];
+        int h = (leaf & CHUNK_MASK) * LEAF_HEADER_INTS;
+        int n = hdr[h + H_COUNT];
+        long[] lk = s.lKey[c];
+        int[] lv = s.lVer[c];
+        int[] lr = s.lRef[c];
+        byte[] keys = pa.keys;
+        long[] ek = pa.endpointKey;
+        int[] eo = pa.endpointOff;
+        int[] el = pa.endpointLen;
+        long[] ok = outKey;
+        int[] ov = outVer;
+        int[] or = outRef;
+        int expired = versions.expiredBelow;
+        int version = v;
+        int first = search.leafSearch(leaf, ek[2 * i], keys, eo[2 * i], el[2 * i], false);
+        int src = base + first;
+        int end = base + n;
+        int o = 0;
+        for (int x = i; x < j; x++) {
+            long bp = ek[2 * x];
+            long ep = ek[2 * x + 1];
+            int bOff = eo[2 * x];
+            int bLen = el[2 * x];
+            int eOff = eo[2 * x + 1];
+            int eLen = el[2 * x + 1];
+            while (src < end) {
+                long p = lk[src];
+                if ((bp != p ? (bp < p ? -1 : 1) : kl.tail(keys, bOff, bLen, lr[src])) <= 0) {
+                    break;
+                }
+                ok[o] = p;
+                ov[o] = lv[src];
+                or[o] = lr[src];
+                o++;
+                src++;
+            }
+            int bRef = NIL;
+            boolean removed = false;
+            int lastRemoved = 0;
+            if (src < end && lk[src] == bp && kl.tail(keys, bOff, bLen, lr[src]) == 0) {
+                bRef = lr[src];
+                lastRemoved = lv[src];
+                removed = true;
+                src++;
+            }
+            int cmpE = 1;
+            while (src < end) {
+                long p = lk[src];
+                cmpE = ep != p ? (ep < p ? -1 : 1) : kl.tail(keys, eOff, eLen, lr[src]);
+                if (cmpE <= 0) {
+                    break;
+                }
+                lastRemoved = lv[src];
+                removed = true;
+                release(lr[src]);
+                src++;
+            }
+            boolean exactE = src < end && cmpE == 0;
+            if (bRef == NIL) {
+                bRef = pa.beginRef[x];
+                pa.beginUsed[x] = true;
+            }
+            ok[o] = bp;
+            ov[o] = version;
+            or[o] = bRef;
+            o++;
+            if (!exactE) {
+                int vE = removed ? lastRemoved : o > 1 ? ov[o - 2] : first > 0 ? lv[base + first - 1] : versionBefore(leaf);
+                if (vE < expired) {
+                    vE = GAP;
+                }
+                ok[o] = ep;
+                ov[o] = vE;
+                or[o] = pa.endRef[x];
+                pa.endUsed[x] = true;
+                o++;
+            }
+        }
+        int tail = end - src;
+        int total = first + o + tail;
+        if (total <= s.leafCap) {
+            int dst = base + first + o;
+            if (dst != src) {
+                System.arraycopy(lk, src, lk, dst, tail);
+                System.arraycopy(lv, src, lv, dst, tail);
+                System.arraycopy(lr, src, lr, dst, tail);
+            }
+            System.arraycopy(ok, 0, lk, base + first, o);
+            System.arraycopy(ov, 0, lv, base + first, o);
+            System.arraycopy(or, 0, lr, base + first, o);
+            hdr[h + H_COUNT] = total;
+            raiseLeafMax(leaf, version);
+            return;
+        }
+        System.arraycopy(lk, src, ok, o, tail);
+        System.arraycopy(lv, src, ov, o, tail);
+        System.arraycopy(lr, src, or, o, tail);
+        overflow(k, first, o + tail);
+    }
+
+    /**
+     * A run left member {@code k} with more entries than fit: its first {@code first} entries in place, then
+     * {@code out[0, outLen)}. Hands the last entries to the right neighbour when that has room, else splits.
+     */
+    private void overflow(int k, int first, int outLen) {
+        NodeStore s = store;
+        int cap = s.leafCap;
+        int leaf = chainLeaf[k];
+        int total = first + outLen;
+        int right = rightNeighbour(k);
+        if (right != NIL) {
+            int rn = s.leafCount(right);
+            int move = (cap - rn) / 2;
+            if (move >= Math.max(2, cap / 16) && total - move <= cap) {
+                int rc = right >>> CHUNK_SHIFT;
+                int rb = (right & CHUNK_MASK) * cap;
+                System.arraycopy(s.lKey[rc], rb, s.lKey[rc], rb + move, rn);
+                System.arraycopy(s.lVer[rc], rb, s.lVer[rc], rb + move, rn);
+                System.arraycopy(s.lRef[rc], rb, s.lRef[rc], rb + move, rn);
+                distribute(leaf, first, total - move, total, right);
+                s.setLeafCount(leaf, total - move);
+                s.setLeafCount(right, rn + move);
+                s.setLeafMax(leaf, s.maxOfLeaf(leaf));
+                s.setLeafMax(right, s.maxOfLeaf(right));
+                separatorBetween(leaf, right);
+                neighbourTook(k, sepKey, sepRef);
+                return;
+            }
+        }
+        right = s.allocLeafConcurrently();
+        int keep = total / 2;
+        distribute(leaf, first, keep, total, right);
+        s.setLeafCount(leaf, keep);
+        s.setLeafCount(right, total - keep);
+        s.linkAfter(leaf, right);
+        s.setLeafMax(leaf, s.maxOfLeaf(leaf));
+        s.setLeafMax(right, s.maxOfLeaf(right));
+        separatorBetween(leaf, right);
+        splitAdded(k, right, sepKey, sepRef);
+    }
+
+    /** As {@link BatchWriter}'s: the leaf keeps positions {@code [0, keep)}, {@code right} gets the rest from slot 0. */
+    private void distribute(int leaf, int first, int keep, int total, int right) {
+        NodeStore s = store;
+        int cap = s.leafCap;
+        int lc = leaf >>> CHUNK_SHIFT;
+        int lb = (leaf & CHUNK_MASK) * cap;
+        int rc = right >>> CHUNK_SHIFT;
+        int rb = (right & CHUNK_MASK) * cap;
+        if (keep < first) {
+            int fromLeaf = first - keep;
+            System.arraycopy(s.lKey[lc], lb + keep, s.lKey[rc], rb, fromLeaf);
+            System.arraycopy(s.lVer[lc], lb + keep, s.lVer[rc], rb, fromLeaf);
+            System.arraycopy(s.lRef[lc], lb + keep, s.lRef[rc], rb, fromLeaf);
+            System.arraycopy(outKey, 0, s.lKey[rc], rb + fromLeaf, total - first);
+            System.arraycopy(outVer, 0, s.lVer[rc], rb + fromLeaf, total - first);
+            System.arraycopy(outRef, 0, s.lRef[rc], rb + fromLeaf, total - first);
+            return;
+        }
+        System.arraycopy(outKey, keep - first, s.lKey[rc], rb, total - keep);
+        System.arraycopy(outVer, keep - first, s.lVer[rc], rb, total - keep);
+        System.arraycopy(outRef, keep - first, s.lRef[rc], rb, total - keep);
+        System.arraycopy(outKey, 0, s.lKey[lc], lb + first, keep - first);
+        System.arraycopy(outVer, 0, s.lVer[lc], lb + first, keep - first);
+        System.arraycopy(outRef, 0, s.lRef[lc], lb + first, keep - first);
+    }
+
+    // ---- one write that reaches past its member ----
+
+    /**
+     * Write {@code x}, whose end lies beyond the member holding its begin (in a later member, or in a later
+     * original leaf): the version in force at its end is read first, then the begin takes the batch's version,
+     * the entries in between go, and the end takes the version read.
+     */
+    private void writeAcross(int x) {
+        NodeStore s = store;
+        KeyLayout kl = layout;
+        PartitionedApply pa = batch;
+        byte[] keys = pa.keys;
+        int bx = 2 * x;
+        int ex = 2 * x + 1;
+        int el = pa.endpointLeaf[ex];
+        boolean endInChain = inChain(el);
+        // 1. The end's leaf and the version in force just below the end, before anything changes.
+        int endLeaf = endInChain ? chainLeaf[locate(cursor, ex)] : el;
+        int ie = search.leafSearch(endLeaf, pa.endpointKey[ex], keys, pa.endpointOff[ex], pa.endpointLen[ex], false);
+        boolean exactE = isAt(endLeaf, ie, ex);
+        int vE = 0;
+        if (!exactE) {
+            vE = ie > 0 ? s.lVer[endLeaf >>> CHUNK_SHIFT][(endLeaf & CHUNK_MASK) * s.leafCap + ie - 1] : versionBefore(endLeaf);
+            if (vE < versions.expiredBelow) {
+                vE = GAP;
+            }
+        }
+        // 2. The begin.
+        int k = cursor;
+        int leaf = chainLeaf[k];
+        int ib = search.leafSearch(leaf, pa.endpointKey[bx], keys, pa.endpointOff[bx], pa.endpointLen[bx], false);
+        if (isAt(leaf, ib, bx)) {
+            s.lVer[leaf >>> CHUNK_SHIFT][(leaf & CHUNK_MASK) * s.leafCap + ib] = v;
+        } else {
+            long pos = insert(k, ib, bx, pa.beginRef[x], v);
+            pa.beginUsed[x] = true;
+            k = (int) (pos >>> 32);
+            ib = (int) pos;
+            leaf = chainLeaf[k];
+        }
+        raiseLeafMax(leaf, v);
+        // 3. Entries strictly inside (begin, end) go, up to the end's leaf.
+        if (endInChain) {
+            endLeaf = chainLeaf[locate(k, ex)];
+        }
+        removeUntil(leaf, ib + 1, endLeaf, ex);
+        // 4. The end: in a later original leaf, whose chain starts here.
+        if (!endInChain) {
+            endSegment();
+            startSegment(el, ex);
+        }
+        int ke = locate(endInChain ? k : 0, ex);
+        if (!exactE) {
+            int target = chainLeaf[ke];
+            int at = search.leafSearch(target, pa.endpointKey[ex], keys, pa.endpointOff[ex], pa.endpointLen[ex], false);
+            long pos = insert(ke, at, ex, pa.endRef[x], vE);
+            pa.endUsed[x] = true;
+            ke = (int) (pos >>> 32);
+            raiseLeafMax(chainLeaf[ke], vE);
+        }
+        cursor = ke;
+    }
+
+    /** Whether slot {@code i} of {@code leaf} holds exactly endpoint {@code x}'s key. */
+    private boolean isAt(int leaf, int i, int x) {
+        NodeStore s = store;
+        int c = leaf >>> CHUNK_SHIFT;
+        int at = (leaf & CHUNK_MASK) * s.leafCap + i;
+        PartitionedApply pa = batch;
+        return i < s.leafCount(leaf) && s.lKey[c][at] == pa.endpointKey[x]
+                && layout.tail(pa.keys, pa.endpointOff[x], pa.endpointLen[x], s.lRef[c][at]) == 0;
+    }
+
+    /**
+     * Inserts endpoint {@code x}'s key with reference {@code ref} and version {@code ver} at slot {@code i} of
+     * member {@code k}; a full member first hands entries to its right neighbour, else splits. Returns
+     * {@code member << 32 | slot} of where the entry went.
+     */
+    private long insert(int k, int i, int x, int ref, int ver) {
+        NodeStore s = store;
+        int cap = s.leafCap;
+        int leaf = chainLeaf[k];
+        int n = s.leafCount(leaf);
+        if (n == cap) {
+            int mid;
+            if (!shiftRight(k)) {
+                int right = s.allocLeafConcurrently();
+                int lc = leaf >>> CHUNK_SHIFT;
+                int rc = right >>> CHUNK_SHIFT;
+                int lb = (leaf & CHUNK_MASK) * cap;
+                int rb = (right & CHUNK_MASK) * cap;
+                int half = n / 2;
+                System.arraycopy(s.lKey[lc], lb + half, s.lKey[rc], rb, n - half);
+                System.arraycopy(s.lVer[lc], lb + half, s.lVer[rc], rb, n - half);
+                System.arraycopy(s.lRef[lc], lb + half, s.lRef[rc], rb, n - half);
+                s.setLeafCount(leaf, half);
+                s.setLeafCount(right, n - half);
+                s.linkAfter(leaf, right);
+                s.setLeafMax(leaf, s.maxOfLeaf(leaf));
+                s.setLeafMax(right, s.maxOfLeaf(right));
+                separatorBetween(leaf, right);
+                splitAdded(k, right, sepKey, sepRef);
+            }
+            mid = s.leafCount(leaf);
+            // Between the halves the new low key (possibly shorter than the right's first key) decides.
+            boolean goRight = i != mid ? i > mid : !belowLow(x, k + 1);
+            if (goRight) {
+                k++;
+                i -= mid;
+                leaf = chainLeaf[k];
+            }
+            n = s.leafCount(leaf);
+        }
+        int c = leaf >>> CHUNK_SHIFT;
+        int base = (leaf & CHUNK_MASK) * cap;
+        int move = n - i;
+        System.arraycopy(s.lKey[c], base + i, s.lKey[c], base + i + 1, move);
+        System.arraycopy(s.lVer[c], base + i, s.lVer[c], base + i + 1, move);
+        System.arraycopy(s.lRef[c], base + i, s.lRef[c], base + i + 1, move);
+        s.lKey[c][base + i] = batch.endpointKey[x];
+        s.lVer[c][base + i] = ver;
+        s.lRef[c][base + i] = ref;
+        s.setLeafCount(leaf, n + 1);
+        return (long) k << 32 | i;
+    }
+
+    /** A full member {@code k} hands its last entries to the right neighbour when that has room (as the single-threaded writer). */
+    private boolean shiftRight(int k) {
+        NodeStore s = store;
+        int cap = s.leafCap;
+        int right = rightNeighbour(k);
+        if (right == NIL) {
+            return false;
+        }
+        int rn = s.leafCount(right);
+        int move = (cap - rn) / 2;
+        if (move < Math.max(2, cap / 16)) {
+            return false;
+        }
+        int leaf = chainLeaf[k];
+        int lc = leaf >>> CHUNK_SHIFT;
+        int lb = (leaf & CHUNK_MASK) * cap;
+        int rc = right >>> CHUNK_SHIFT;
+        int rb = (right & CHUNK_MASK) * cap;
+        int n = s.leafCount(leaf);
+        System.arraycopy(s.lKey[rc], rb, s.lKey[rc], rb + move, rn);
+        System.arraycopy(s.lVer[rc], rb, s.lVer[rc], rb + move, rn);
+        System.arraycopy(s.lRef[rc], rb, s.lRef[rc], rb + move, rn);
+        System.arraycopy(s.lKey[lc], lb + n - move, s.lKey[rc], rb, move);
+        System.arraycopy(s.lVer[lc], lb + n - move, s.lVer[rc], rb, move);
+        System.arraycopy(s.lRef[lc], lb + n - move, s.lRef[rc], rb, move);
+        s.setLeafCount(leaf, n - move);
+        s.setLeafCount(right, rn + move);
+        s.setLeafMax(leaf, s.maxOfLeaf(leaf));
+        s.setLeafMax(right, s.maxOfLeaf(right));
+        separatorBetween(leaf, right);
+        neighbourTook(k, sepKey, sepRef);
+        return true;
+    }
+
+    /** Removes entries from slot {@code i} of {@code leaf} on, across leaves up to {@code last}, while below endpoint {@code x}. */
+    private void removeUntil(int leaf, int i, int last, int x) {
+        NodeStore s = store;
+        PartitionedApply pa = batch;
+        long ep = pa.endpointKey[x];
+        int off = pa.endpointOff[x];
+        int len = pa.endpointLen[x];
+        byte[] key = pa.keys;
+        while (true) {
+            int c = leaf >>> CHUNK_SHIFT;
+            int base = (leaf & CHUNK_MASK) * s.leafCap;
+            int n = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
+            long[] lk = s.lKey[c];
+            int[] lr = s.lRef[c];
+            int j = i;
+            while (j < n) {
+                long p = lk[base + j];
+                if (p > ep || (p == ep && layout.tail(key, off, len, lr[base + j]) <= 0)) {
+                    break;
+                }
+                release(lr[base + j]);
+                j++;
+            }
+            if (j > i) {
+                int move = n - j;
+                System.arraycopy(lk, base + j, lk, base + i, move);
+                System.arraycopy(s.lVer[c], base + j, s.lVer[c], base + i, move);
+                System.arraycopy(lr, base + j, lr, base + i, move);
+                s.setLeafCount(leaf, n - (j - i));
+            }
+            if (j < n || leaf == last) {
+                return;
+            }
+            leaf = s.leafNext(leaf);
+            i = 0;
+        }
+    }
+
+    // ---- shared helpers ----
+
+    /** The version of the last entry before {@code leaf} (GAP if none), the partition's left boundary taken before the phase. */
+    private int versionBefore(int leaf) {
+        NodeStore s = store;
+        int h = leaf;
+        while (true) {
+            if (h == boundaryLeaf) {
+                return boundaryVersion;
+            }
+            h = s.leafPrev(h);
+            if (h == NIL) {
+                return GAP;
+            }
+            int n = s.leafCount(h);
+            if (n > 0) {
+                return s.lVer[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * s.leafCap + n - 1];
+            }
+        }
+    }
+
+    private void raiseLeafMax(int leaf, int version) {
+        if (store.leafMax(leaf) < version) {
+            store.setLeafMax(leaf, version);
+        }
+    }
+
+    private long sepKey;
+    private int sepRef;
+
+    /**
+     * The separator between {@code left} and {@code right} into {@link #sepKey}/{@link #sepRef}: the shortest
+     * prefix of right's first key above left's last key when that is inline, else right's first key itself,
+     * sharing its chunk (no chunk is made during the phase; the retain is logged).
+     */
+    private void separatorBetween(int left, int right) {
+        NodeStore s = store;
+        int lc = left >>> CHUNK_SHIFT;
+        int rc = right >>> CHUNK_SHIFT;
+        int last = (left & CHUNK_MASK) * s.leafCap + s.leafCount(left) - 1;
+        int first = (right & CHUNK_MASK) * s.leafCap;
+        scratchA = layout.fit(scratchA, s.lRef[lc][last]);
+        scratchB = layout.fit(scratchB, s.lRef[rc][first]);
+        int lastLen = layout.materialize(s.lKey[lc][last], s.lRef[lc][last], scratchA);
+        int firstLen = layout.materialize(s.lKey[rc][first], s.lRef[rc][first], scratchB);
+        int common = Arrays.mismatch(scratchA, 0, lastLen, scratchB, 0, firstLen);
+        int sepLen = Math.min(firstLen, common + 1);
+        if (KeyRefs.fitsInline(scratchB, 0, sepLen)) {
+            sepKey = layout.inlineOf(scratchB, 0, sepLen);
+            sepRef = KeyRefs.inline(sepLen);
+        } else {
+            sepKey = s.lKey[rc][first];
+            sepRef = s.lRef[rc][first];
+            retain(sepRef);
+        }
+    }
+
+    private void release(int ref) {
+        if (ref >= 0) {
+            if (releases == released.length) {
+                released = Arrays.copyOf(released, releases * 2);
+            }
+            released[releases++] = ref;
+        }
+    }
+
+    private void retain(int ref) {
+        if (retains == retained.length) {
+            retained = Arrays.copyOf(retained, retains * 2);
+        }
+        retained[retains++] = ref;
+    }
+
+    private void addInstall(int after, int right, long key, int ref) {
+        if (installs == installRight.length) {
+            int n = installs * 2;
+            installParent = Arrays.copyOf(installParent, n);
+            installAfter = Arrays.copyOf(installAfter, n);
+            installRight = Arrays.copyOf(installRight, n);
+            installKey = Arrays.copyOf(installKey, n);
+            installRef = Arrays.copyOf(installRef, n);
+        }
+        installParent[installs] = segmentParent;
+        installAfter[installs] = after;
+        installRight[installs] = right;
+        installKey[installs] = key;
+        installRef[installs] = ref;
+        installs++;
+    }
+
+    private void addSiblingUpdate(int leaf, long key, int ref) {
+        if (siblingUpdates == updateLeaf.length) {
+            int n = siblingUpdates * 2;
+            updateParent = Arrays.copyOf(updateParent, n);
+            updateSlot = Arrays.copyOf(updateSlot, n);
+            updateLeaf = Arrays.copyOf(updateLeaf, n);
+            updateKey = Arrays.copyOf(updateKey, n);
+            updateRef = Arrays.copyOf(updateRef, n);
+        }
+        updateParent[siblingUpdates] = segmentParent;
+        updateSlot[siblingUpdates] = segmentSlot + 1;
+        updateLeaf[siblingUpdates] = leaf;
+        updateKey[siblingUpdates] = key;
+        updateRef[siblingUpdates] = ref;
+        siblingUpdates++;
+    }
+
+    /**
+     * Loads, for writes {@code [from, to)}, the lines their runs will need (as {@link BatchWriter} does): the
+     * parent's slot and the leaf's header, then a binary search for each begin, one probe per write per round.
+     * The leaves are the route's, made before the phase; a hint only.
+     */
+    private void prefetch(int from, int to) {
+        NodeStore s = store;
+        int leafCap = s.leafCap;
+        int innerCap = s.innerCap;
+        PartitionedApply pa = batch;
+        int[] el = pa.endpointLeaf;
+        long t = 0;
+        for (int x = from; x < to; x++) {
+            int leaf = el[2 * x];
+            t += s.lHdr[leaf >>> CHUNK_SHIFT][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
+            int parent = pa.endpointParent[2 * x];
+            int at = (parent & CHUNK_MASK) * innerCap + pa.endpointSlot[2 * x];
+            t += s.iKey[parent >>> CHUNK_SHIFT][at];
+        }
+        int searching = 0;
+        for (int x = from; x < to; x++) {
+            int leaf = el[2 * x];
+            int c = leaf >>> CHUNK_SHIFT;
+            int n = Math.min(leafCap, s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT]);
+            aheadLo[x - from] = 0;
+            aheadHi[x - from] = n;
+            if (n > 0) {
+                searching++;
+                t += s.lKey[c][(leaf & CHUNK_MASK) * leafCap + ((n - 1) >>> 1)];
+            }
+        }
+        long[] ek = pa.endpointKey;
+        while (searching > 0) {
+            for (int x = from; x < to; x++) {
+                int lo = aheadLo[x - from];
+                int hi = aheadHi[x - from];
+                if (lo >= hi) {
+                    continue;
+                }
+                int leaf = el[2 * x];
+                int c = leaf >>> CHUNK_SHIFT;
+                int base = (leaf & CHUNK_MASK) * leafCap;
+                long[] lk = s.lKey[c];
+                int mid = (lo + hi) >>> 1;
+                boolean below = lk[base + mid] < ek[2 * x];
+                lo = below ? mid + 1 : lo;
+                hi = below ? hi : mid;
+                aheadLo[x - from] = lo;
+                aheadHi[x - from] = hi;
+                if (lo < hi) {
+                    t += lk[base + ((lo + hi) >>> 1)];
+                } else {
+                    searching--;
+                    int at = base + Math.max(0, lo - 1);
+                    t += s.lVer[c][at] + s.lRef[c][at];
+                }
+            }
+        }
+        sink += t;
+    }
+
+    long sink() {
+        return sink;
+    }
+}

@@ -1,0 +1,620 @@
+package org.fdbresolver.tree;
+
+import static org.fdbresolver.tree.NodeStore.CHUNK_MASK;
+import static org.fdbresolver.tree.NodeStore.CHUNK_SHIFT;
+
+import java.util.Arrays;
+import org.fdbresolver.pipeline.BatchWorkers;
+import org.fdbresolver.pipeline.CombinedWrites;
+
+/**
+ * A batch's writes applied in key-disjoint partitions at once ({@link PartitionWriter}), when the batch is
+ * large enough ({@link BatchWriter}) and the budget has room for the most the phase can add:
+ * <ol>
+ * <li>every endpoint is routed to its leaf (begins and ends), raising the maxima of the inner slots on the way
+ * to the batch's version, so that nobody writes a shared inner node during the phase;</li>
+ * <li>the chunks of every new key are made, in key order, by one thread (a key that turns out to exist is
+ * released again after the phase);</li>
+ * <li>the writes are cut into partitions between leaf parents that no write spans, and the partitions are
+ * applied at once — B-link style: a split is published as a right link and a high key first, its parent's
+ * pointer later;</li>
+ * <li>one thread then replaces the separators of siblings that took entries, registers every split in its
+ * parent (in key order, bottom-up: each parent that gains children is rewritten once, one that overflows is cut
+ * into even pieces that go up the same way), and applies the logged reference counts: retains first, then
+ * releases.</li>
+ * </ol>
+ * How the partitions are cut (by the thread count) changes nothing in the tree: see {@link PartitionWriter}.
+ */
+final class PartitionedApply implements BatchWorkers.Task {
+    /** Partitions per thread: more than one, so that a thread the system delays holds up little of the batch. */
+    static final int PARTS_PER_THREAD = 4;
+
+    private final NodeStore store;
+    private final KeyLayout layout;
+    private final VersionWindow versions;
+    private final MemoryBudget budget;
+    private final TreeSearch search;
+    private final BatchWorkers workers;
+    /** Fewest writes a partition gets when the writes are spread over threads. */
+    private final int writesPerPart;
+    private final PartitionWriter[] parts;
+    /** One router per slice of the plan's routing. */
+    private final BatchRouter[] routers;
+    /** Grows to the longest key materialized ({@link KeyLayout#fit}). */
+    private byte[] scratch = new byte[KeyLayout.INITIAL_KEY_BUFFER];
+    /** What {@link #run} does: apply the partitions, or encode and route a slice of the plan. */
+    private boolean routing;
+    private CombinedWrites routed;
+    private long[] routeNewKeyBytes;
+    private int routeVersion;
+    private int routeSlices;
+
+    // ---- the batch, shared read-only with the partitions (begin 2i, end 2i + 1) ----
+    byte[] keys;
+    int writeCount;
+    long[] endpointKey;
+    int[] endpointOff;
+    int[] endpointLen;
+    int[] endpointLeaf;
+    int[] endpointParent;
+    int[] endpointSlot;
+    /** The key reference each write's begin and end take if they are new (made before the phase). */
+    int[] beginRef = new int[64];
+    int[] endRef = new int[64];
+    /** Whether the partitions used them (written by the partition of the write only). */
+    boolean[] beginUsed = new boolean[64];
+    boolean[] endUsed = new boolean[64];
+    /** Whether a write's begin shares its end's chunk (a point write). */
+    private boolean[] pointShare = new boolean[64];
+    /** Per write, found while routing: whether its end, its begin need a chunk, whether the begin shares the end's. */
+    private byte[] keyKind = new byte[64];
+    private static final int END_CHUNK = 1;
+    private static final int BEGIN_CHUNK = 2;
+    private static final int POINT_SHARE = 4;
+    /** The writes being applied (during {@link #apply}). */
+    private CombinedWrites applying;
+    private int[] partStart = new int[65];
+    private int partCount;
+    /** What the phases did, for tests: batches cut into more than one partition, splits installed, siblings updated. */
+    long multiPartBatches;
+    long splitsInstalled;
+    long siblingsUpdated;
+
+    PartitionedApply(NodeStore store, KeyLayout layout, TreeSearch search, VersionWindow versions, MemoryBudget budget,
+                     BatchWorkers workers, int writesPerPart, int ways) {
+        this.store = store;
+        this.layout = layout;
+        this.versions = versions;
+        this.budget = budget;
+        this.search = search;
+        this.workers = workers;
+        this.writesPerPart = writesPerPart;
+        int n = workers == null ? 1 : PARTS_PER_THREAD * workers.threads();
+        this.parts = new PartitionWriter[n];
+        this.routers = new BatchRouter[n];
+        for (int i = 0; i < n; i++) {
+            parts[i] = new PartitionWriter(store, layout, search, versions, this, ways);
+            routers[i] = new BatchRouter(store, layout);
+        }
+    }
+
+    /**
+     * Applies the writes routed as the arrays say (every endpoint routed, maxima raised) at relative version
+     * {@code v}; false, changing nothing, when the budget has no room for the most the phase can add (the
+     * caller then applies them step by step).
+     */
+    boolean apply(CombinedWrites w, int v, long[] key, int[] off, int[] len, int[] leaf, int[] parent, int[] slot,
+                  long newKeyBytes) {
+        NodeStore s = store;
+        int m = w.count();
+        if (m == 0 || s.height == 0) {
+            return false;
+        }
+        int endpoints = 2 * m;
+        // The most leaves the chains can add, per destination leaf; then the inner nodes their registration can
+        // add: a parent of c children receiving x more ends in ceil((c + x) / cap) nodes, and each level above
+        // receives at most as many new children as the level below made nodes.
+        long leaves = 0;
+        long parentSplits = 0;
+        int innerCap = s.innerCap;
+        for (int i = 0; i < endpoints; ) {
+            int p = parent[i];
+            long x = 0;
+            while (i < endpoints && parent[i] == p) {
+                int l = leaf[i];
+                int j = i + 1;
+                while (j < endpoints && leaf[j] == l) {
+                    j++;
+                }
+                int sibling = PartitionWriter.rightSibling(s, p, slot[i]);
+                int siblingInserts = 0;
+                for (int f = j; f < endpoints && leaf[f] == sibling; f++) {
+                    siblingInserts++;
+                }
+                x += PartitionWriter.splitBound(s.leafCount(l), j - i, s.leafCap, sibling != NodeStore.NIL, siblingInserts);
+                i = j;
+            }
+            leaves += x;
+            parentSplits += Math.max(0, (s.innerCount(p) + x + innerCap - 1) / innerCap - 1);
+        }
+        long inners = parentSplits == 0 ? 0 : parentSplits * s.height + s.height + 1;
+        if (!budget.fitsWithoutEviction(leaves, inners, newKeyBytes)) {
+            return false;
+        }
+        this.keys = w.keys();
+        this.applying = w;
+        this.writeCount = m;
+        this.endpointKey = key;
+        this.endpointOff = off;
+        this.endpointLen = len;
+        this.endpointLeaf = leaf;
+        this.endpointParent = parent;
+        this.endpointSlot = slot;
+        s.ensureLeafChunkSlots(leaves);
+        makeKeys(w);
+        cut(m);
+        for (int p = 0; p < partCount; p++) {
+            int first = partStart[p];
+            int boundaryLeaf = NodeStore.NIL;
+            int boundaryVersion = 0;
+            if (p > 0) {
+                boundaryLeaf = s.child(parent[2 * first], 0);
+                boundaryVersion = lastVersionBefore(boundaryLeaf);
+            }
+            parts[p].start(first, partStart[p + 1], v, boundaryLeaf, boundaryVersion);
+        }
+        if (partCount > 1) {
+            multiPartBatches++;
+        }
+        if (workers != null && partCount > 1) {
+            workers.run(this, partCount);
+        } else {
+            for (int p = 0; p < partCount; p++) {
+                parts[p].run();
+            }
+        }
+        publish();
+        this.keys = null;
+        this.applying = null;
+        return true;
+    }
+
+    @Override
+    public void run(int part) {
+        if (routing) {
+            routeSlice(part);
+        } else {
+            parts[part].run();
+        }
+    }
+
+    /**
+     * The plan of a batch for the partitions, in slices across the threads: every endpoint's inline long (the
+     * shared prefix has admitted them all), each write's new-key bytes, and every endpoint routed to its leaf with
+     * the maxima on the way raised to relative version {@code v}. Routing reads the tree only; a slot that two
+     * slices pass through is raised to the same value by both.
+     */
+    void encodeAndRoute(CombinedWrites w, long[] key, int[] off, int[] len, long[] newKeyBytes, int[] leaf, int[] parent,
+                        int[] slot, int v) {
+        int m = w.count();
+        this.routed = w;
+        this.keys = w.keys();
+        this.endpointKey = key;
+        this.endpointOff = off;
+        this.endpointLen = len;
+        this.endpointLeaf = leaf;
+        this.endpointParent = parent;
+        this.endpointSlot = slot;
+        this.routeNewKeyBytes = newKeyBytes;
+        this.routeVersion = v;
+        this.routeSlices = workers == null ? 1 : (int) Math.max(1, Math.min(routers.length, m / writesPerPart));
+        this.writeCount = m;
+        if (keyKind.length < m) {
+            keyKind = new byte[Math.max(m, keyKind.length * 2)];
+        }
+        routing = true;
+        try {
+            if (workers != null && routeSlices > 1) {
+                workers.run(this, routeSlices);
+            } else {
+                for (int p = 0; p < routeSlices; p++) {
+                    routeSlice(p);
+                }
+            }
+        } finally {
+            routing = false;
+            routed = null;
+            this.keys = null;
+        }
+    }
+
+    private void routeSlice(int p) {
+        CombinedWrites w = routed;
+        int m = writeCount;
+        int from = (int) ((long) m * p / routeSlices);
+        int to = (int) ((long) m * (p + 1) / routeSlices);
+        KeyLayout kl = layout;
+        byte[] k = keys;
+        long[] ek = endpointKey;
+        int[] eo = endpointOff;
+        int[] el = endpointLen;
+        for (int x = from; x < to; x++) {
+            int bOff = w.beginOffset(x);
+            int bLen = w.beginLength(x);
+            int eOff = w.endOffset(x);
+            int eLen = w.endLength(x);
+            ek[2 * x] = kl.inlineOf(k, bOff, bLen);
+            eo[2 * x] = bOff;
+            el[2 * x] = bLen;
+            ek[2 * x + 1] = kl.inlineOf(k, eOff, eLen);
+            eo[2 * x + 1] = eOff;
+            el[2 * x + 1] = eLen;
+            // As BatchWriter.newKeyBytes: k\0 in a chunk of its own, k sharing it; any other long key in its own.
+            boolean eChunk = !KeyRefs.fitsInline(k, eOff, eLen);
+            boolean share = eChunk && eLen == bLen + 1 && k[eOff + bLen] == 0 && Arrays.equals(k, bOff, bOff + bLen, k, eOff, eOff + bLen);
+            boolean bChunk = !share && !KeyRefs.fitsInline(k, bOff, bLen);
+            keyKind[x] = (byte) ((eChunk ? END_CHUNK : 0) | (bChunk ? BEGIN_CHUNK : 0) | (share ? POINT_SHARE : 0));
+            routeNewKeyBytes[x] = (eChunk ? KeyArena.chunkBytes(eLen) : 0) + (bChunk ? KeyArena.chunkBytes(bLen) : 0);
+        }
+        routers[p].routeRaising(ek, k, eo, el, 2 * from, 2 * to, endpointLeaf, endpointParent, endpointSlot, routeVersion);
+    }
+
+    /**
+     * The chunk (or inline reference) of every write's begin and end, as the single-threaded writer would store
+     * them, taken from the arena in key order (so the arena ends the same whatever the threads): only the arena's
+     * part is here, which keys need a chunk was found while routing ({@link #keyKind}); the partitions write their
+     * own writes' chunks ({@link #fillKeys}) before they use them.
+     */
+    private void makeKeys(CombinedWrites w) {
+        int m = w.count();
+        if (beginRef.length < m) {
+            int n = Math.max(m, beginRef.length * 2);
+            beginRef = new int[n];
+            endRef = new int[n];
+            beginUsed = new boolean[n];
+            endUsed = new boolean[n];
+            pointShare = new boolean[n];
+        }
+        KeyArena arena = store.arena;
+        byte[] kind = keyKind;
+        for (int x = 0; x < m; x++) {
+            int k = kind[x];
+            int eRef = (k & END_CHUNK) != 0 ? KeyRefs.arenaRef(arena.reserve(w.endLength(x)), false) : KeyRefs.inline(w.endLength(x));
+            boolean share = (k & POINT_SHARE) != 0;
+            int bRef = share ? eRef | 1
+                    : (k & BEGIN_CHUNK) != 0 ? KeyRefs.arenaRef(arena.reserve(w.beginLength(x)), false) : KeyRefs.inline(w.beginLength(x));
+            beginRef[x] = bRef;
+            endRef[x] = eRef;
+            pointShare[x] = share;
+            beginUsed[x] = false;
+            endUsed[x] = false;
+        }
+    }
+
+    /** Writes the chunks {@link #makeKeys} took for writes {@code [from, to)} (by the partition that holds them). */
+    void fillKeys(int from, int to) {
+        CombinedWrites w = applying;
+        KeyArena arena = store.arena;
+        byte[] k = keys;
+        for (int x = from; x < to; x++) {
+            int eRef = endRef[x];
+            if (eRef >= 0) {
+                arena.fill(eRef >>> 1, k, w.endOffset(x), w.endLength(x), pointShare[x] ? 2 : 1);
+            }
+            int bRef = beginRef[x];
+            if (bRef >= 0 && !pointShare[x]) {
+                arena.fill(bRef >>> 1, k, w.beginOffset(x), w.beginLength(x), 1);
+            }
+        }
+    }
+
+    /**
+     * Cuts writes {@code [0, m)} into partitions of at least {@link #writesPerPart} writes, at the points nearest
+     * to equal shares where the write before ends under another leaf parent than the next one begins (so no
+     * write and no leaf parent is shared by two partitions).
+     */
+    private void cut(int m) {
+        int wanted = workers == null ? 1 : (int) Math.min(parts.length, Math.max(1, m / writesPerPart));
+        if (partStart.length < wanted + 1) {
+            partStart = new int[wanted + 1];
+        }
+        int count = 0;
+        partStart[count++] = 0;
+        int[] parent = endpointParent;
+        for (int p = 1; p < wanted; p++) {
+            int target = (int) ((long) m * p / wanted);
+            int at = Math.max(target, partStart[count - 1] + 1);
+            while (at < m && parent[2 * at - 1] == parent[2 * at]) {
+                at++;
+            }
+            if (at >= m) {
+                break;
+            }
+            partStart[count++] = at;
+        }
+        partStart[count] = m;
+        partCount = count;
+    }
+
+    /** The version of the last entry before {@code leaf}, before the phase (GAP if none). */
+    private int lastVersionBefore(int leaf) {
+        NodeStore s = store;
+        for (int h = s.leafPrev(leaf); h != NodeStore.NIL; h = s.leafPrev(h)) {
+            int n = s.leafCount(h);
+            if (n > 0) {
+                return s.lVer[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * s.leafCap + n - 1];
+            }
+        }
+        return NodeStore.GAP;
+    }
+
+    /**
+     * After the phase, by one thread, in key order: the retains, the separators of siblings that took entries,
+     * every split's pointer in its parent, the releases, and the chunks made for keys that already existed.
+     */
+    private void publish() {
+        NodeStore s = store;
+        KeyArena arena = s.arena;
+        for (int p = 0; p < partCount; p++) {
+            PartitionWriter pw = parts[p];
+            for (int i = 0; i < pw.retains; i++) {
+                arena.retain(pw.retained[i] >>> 1);
+            }
+        }
+        for (int p = 0; p < partCount; p++) {
+            PartitionWriter pw = parts[p];
+            for (int i = 0; i < pw.siblingUpdates; i++) {
+                int parent = pw.updateParent[i];
+                int at = (parent & CHUNK_MASK) * s.innerCap + pw.updateSlot[i];
+                int c = parent >>> CHUNK_SHIFT;
+                s.iKey[c][at] = pw.updateKey[i];
+                s.iRef[c][at] = pw.updateRef[i];
+                s.iMax[c][at] = Math.max(s.iMax[c][at], s.leafMax(pw.updateLeaf[i]));
+                siblingsUpdated++;
+            }
+        }
+        installSplits();
+        for (int p = 0; p < partCount; p++) {
+            PartitionWriter pw = parts[p];
+            for (int i = 0; i < pw.releases; i++) {
+                s.releaseRef(pw.released[i]);
+            }
+        }
+        for (int x = 0, m = writeCount; x < m; x++) {
+            if (!beginUsed[x]) {
+                s.releaseRef(beginRef[x]);
+            }
+            if (!endUsed[x]) {
+                s.releaseRef(endRef[x]);
+            }
+        }
+    }
+
+    // ---- the second phase of the splits: their pointers in the parents, bottom-up, one rewrite per node ----
+
+    /** Children to add at the level being registered: node, the slot they follow, separator, child, its max. */
+    private int adds;
+    private int[] addNode = new int[64];
+    private int[] addAfter = new int[64];
+    private long[] addKey = new long[64];
+    private int[] addRef = new int[64];
+    private int[] addChild = new int[64];
+    private int[] addMax = new int[64];
+    /** The same for the level above, filled while a level is registered. */
+    private int nextAdds;
+    private int[] nextNode = new int[16];
+    private int[] nextAfter = new int[16];
+    private long[] nextKey = new long[16];
+    private int[] nextRef = new int[16];
+    private int[] nextChild = new int[16];
+    private int[] nextMax = new int[16];
+    /** A node's slots with its new children merged in. */
+    private long[] mergedKey = new long[64];
+    private int[] mergedRef = new int[64];
+    private int[] mergedChild = new int[64];
+    private int[] mergedMax = new int[64];
+
+    /**
+     * Registers every split of the phase in its parent: each parent that gains children is rewritten once, with
+     * them merged in after the leaves they split from; a parent that overflows is cut into even pieces, whose
+     * first separators go up to its own parent the same way, level by level (a new root when the root
+     * overflows). In key order, by one thread.
+     */
+    private void installSplits() {
+        NodeStore s = store;
+        adds = 0;
+        for (int p = 0; p < partCount; p++) {
+            PartitionWriter pw = parts[p];
+            for (int i = 0; i < pw.installs; i++) {
+                int right = pw.installRight[i];
+                add(pw.installParent[i], pw.installAfter[i], pw.installKey[i], pw.installRef[i], right, s.leafMax(right));
+                splitsInstalled++;
+            }
+        }
+        boolean leavesBelow = true;
+        while (adds > 0) {
+            nextAdds = 0;
+            for (int i = 0; i < adds; ) {
+                int node = addNode[i];
+                int j = i + 1;
+                while (j < adds && addNode[j] == node) {
+                    j++;
+                }
+                rewrite(node, i, j, leavesBelow);
+                i = j;
+            }
+            swapLevels();
+            leavesBelow = false;
+        }
+    }
+
+    private void add(int node, int after, long key, int ref, int child, int max) {
+        if (adds == addNode.length) {
+            int n = adds * 2;
+            addNode = Arrays.copyOf(addNode, n);
+            addAfter = Arrays.copyOf(addAfter, n);
+            addKey = Arrays.copyOf(addKey, n);
+            addRef = Arrays.copyOf(addRef, n);
+            addChild = Arrays.copyOf(addChild, n);
+            addMax = Arrays.copyOf(addMax, n);
+        }
+        addNode[adds] = node;
+        addAfter[adds] = after;
+        addKey[adds] = key;
+        addRef[adds] = ref;
+        addChild[adds] = child;
+        addMax[adds] = max;
+        adds++;
+    }
+
+    private void addAbove(int node, int after, long key, int ref, int child, int max) {
+        if (nextAdds == nextNode.length) {
+            int n = nextAdds * 2;
+            nextNode = Arrays.copyOf(nextNode, n);
+            nextAfter = Arrays.copyOf(nextAfter, n);
+            nextKey = Arrays.copyOf(nextKey, n);
+            nextRef = Arrays.copyOf(nextRef, n);
+            nextChild = Arrays.copyOf(nextChild, n);
+            nextMax = Arrays.copyOf(nextMax, n);
+        }
+        nextNode[nextAdds] = node;
+        nextAfter[nextAdds] = after;
+        nextKey[nextAdds] = key;
+        nextRef[nextAdds] = ref;
+        nextChild[nextAdds] = child;
+        nextMax[nextAdds] = max;
+        nextAdds++;
+    }
+
+    private void swapLevels() {
+        int[] t = addNode; addNode = nextNode; nextNode = t;
+        t = addAfter; addAfter = nextAfter; nextAfter = t;
+        long[] tk = addKey; addKey = nextKey; nextKey = tk;
+        t = addRef; addRef = nextRef; nextRef = t;
+        t = addChild; addChild = nextChild; nextChild = t;
+        t = addMax; addMax = nextMax; nextMax = t;
+        adds = nextAdds;
+        nextAdds = 0;
+    }
+
+    /**
+     * Merges adds {@code [from, to)} into inner node {@code node}; if it overflows, cuts it into even pieces and
+     * hands the new pieces to its parent. A child leaf that was split gets its leaf's max again.
+     */
+    private void rewrite(int node, int from, int to, boolean leavesBelow) {
+        NodeStore s = store;
+        int cap = s.innerCap;
+        int c = node >>> CHUNK_SHIFT;
+        int base = (node & CHUNK_MASK) * cap;
+        int count = s.innerCount(node);
+        int total = count + (to - from);
+        if (mergedKey.length < total) {
+            int n = Math.max(total, mergedKey.length * 2);
+            mergedKey = new long[n];
+            mergedRef = new int[n];
+            mergedChild = new int[n];
+            mergedMax = new int[n];
+        }
+        int o = 0;
+        int a = from;
+        for (int i = 0; i < count; i++) {
+            mergedKey[o] = s.iKey[c][base + i];
+            mergedRef[o] = s.iRef[c][base + i];
+            mergedChild[o] = s.iChild[c][base + i];
+            mergedMax[o] = s.iMax[c][base + i];
+            if (a < to && addAfter[a] == i && leavesBelow) {
+                mergedMax[o] = s.leafMax(mergedChild[o]);
+            }
+            o++;
+            while (a < to && addAfter[a] == i) {
+                mergedKey[o] = addKey[a];
+                mergedRef[o] = addRef[a];
+                mergedChild[o] = addChild[a];
+                mergedMax[o] = addMax[a];
+                o++;
+                a++;
+            }
+        }
+        if (a != to) {
+            throw new IllegalStateException("a split follows slot " + addAfter[a] + " of a node of " + count + " children");
+        }
+        if (total <= cap) {
+            writeSlots(node, 0, total);
+            return;
+        }
+        // Even pieces; the node keeps the first, each other piece's first separator goes up.
+        int pieces = (total + cap - 1) / cap;
+        int parent;
+        int slotInParent;
+        if (node == s.root) {
+            int r = s.allocInner();
+            s.setInnerSlot(r, 0, 0, KeyRefs.EMPTY, node, Integer.MIN_VALUE);
+            s.setInnerCount(r, 1);
+            s.root = r;
+            s.height++;
+            parent = r;
+            slotInParent = 0;
+        } else {
+            long key = addKey[from];
+            scratch = layout.fit(scratch, addRef[from]);
+            int len = layout.materialize(key, addRef[from], scratch);
+            parent = parentOf(node, key, scratch, len);
+            slotInParent = search.childSlot(parent, key, scratch, 0, len);
+        }
+        int start = 0;
+        for (int q = 0; q < pieces; q++) {
+            int end = (int) ((long) total * (q + 1) / pieces);
+            int target = q == 0 ? node : s.allocInner();
+            long upKey = mergedKey[start];
+            int upRef = mergedRef[start];
+            if (q > 0) {
+                mergedKey[start] = 0;
+                mergedRef[start] = KeyRefs.EMPTY;
+            }
+            writeSlots(target, start, end);
+            if (q > 0) {
+                addAbove(parent, slotInParent, upKey, upRef, target, s.maxOfInner(target));
+            }
+            start = end;
+        }
+        int pc = parent >>> CHUNK_SHIFT;
+        s.iMax[pc][(parent & CHUNK_MASK) * cap + slotInParent] = s.maxOfInner(node);
+    }
+
+    /** Writes merged slots {@code [from, to)} as the whole of inner node {@code node}. */
+    private void writeSlots(int node, int from, int to) {
+        NodeStore s = store;
+        int c = node >>> CHUNK_SHIFT;
+        int base = (node & CHUNK_MASK) * s.innerCap;
+        int n = to - from;
+        System.arraycopy(mergedKey, from, s.iKey[c], base, n);
+        System.arraycopy(mergedRef, from, s.iRef[c], base, n);
+        System.arraycopy(mergedChild, from, s.iChild[c], base, n);
+        System.arraycopy(mergedMax, from, s.iMax[c], base, n);
+        s.setInnerCount(node, n);
+    }
+
+    /** The inner node whose child is {@code node}, found by a descent for a key inside node's range. */
+    private int parentOf(int node, long kp, byte[] key, int len) {
+        NodeStore s = store;
+        int at = s.root;
+        for (int level = s.height; ; level--) {
+            int child = s.child(at, search.childSlot(at, kp, key, 0, len));
+            if (child == node) {
+                return at;
+            }
+            if (level <= 1) {
+                throw new IllegalStateException("inner node " + node + " is not on the path of its own key");
+            }
+            at = child;
+        }
+    }
+
+    long sink() {
+        long t = 0;
+        for (PartitionWriter p : parts) {
+            t += p.sink();
+        }
+        return t;
+    }
+}
