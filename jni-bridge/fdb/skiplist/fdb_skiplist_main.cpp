@@ -16,8 +16,19 @@
 // versions; --max-history-every N walks the skip list's nodes after every N-th batch (and the last),
 // outside the timed part, and prints the largest node bytes seen.
 //
+// For the differential fuzzer (fdbresolver fuzz): --stream reads traces back to back from stdin as they
+// arrive, each trace a TraceHeader (which starts a new, empty conflict set) then its batches, and writes to
+// stdout, per trace, a decision file's DecisionHeader and then each batch's BatchDecisions (decisions and
+// conflicting reads), written as soon as the batch is decided, before the next batch is read
+// (docs/formats.md, "Streams"). Nothing is buffered beyond the batch being decided: one process serves a
+// whole fuzzing run, compared batch by batch, and its writer may keep a batch ahead without waiting longer
+// for an answer than the batch takes.
+//
 // Usage: fdbresolver-fdb-skiplist TRACE [--warmup N] [--window VERSIONS] [--max-history-every N]
+//        fdbresolver-fdb-skiplist --stream < traces > decisions
 // Exit codes: 0 decided; 2 bad usage or a trace it cannot read (one "error: ..." line on stderr).
+
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -68,8 +79,31 @@ struct LoadedBatch {
 	Version newOldestVersion = 0;
 };
 
-KeyRef keyRef(Arena& arena, const replay::KeyRef& key) {
-	return StringRef(arena, StringRef(key.begin(), key.size()));
+/** The key in FoundationDB's type: copied into `arena`, or (copy false) pointing at the decoded bytes. */
+KeyRef keyRef(Arena& arena, const replay::KeyRef& key, bool copy) {
+	StringRef bytes(key.begin(), key.size());
+	return copy ? StringRef(arena, bytes) : bytes;
+}
+
+/** A decoded batch in FoundationDB's types; with copyKeys false its keys stay in the decoder's buffer. */
+void convert(const replay::Batch& batch, LoadedBatch* loaded, bool copyKeys) {
+	loaded->version = batch.version;
+	loaded->newOldestVersion = batch.newOldestVersion;
+	loaded->transactions.resize(loaded->arena, batch.transactionCount);
+	for (size_t t = 0; t < batch.transactionCount; t++) {
+		const replay::CommitTransactionRef& from = batch.transactions[t];
+		CommitTransactionRef& to = loaded->transactions[t];
+		to.read_snapshot = from.read_snapshot;
+		to.report_conflicting_keys = from.report_conflicting_keys;
+		for (const auto& r : from.read_conflict_ranges)
+			to.read_conflict_ranges.push_back(loaded->arena,
+			                                  KeyRangeRef(keyRef(loaded->arena, r.begin, copyKeys),
+			                                              keyRef(loaded->arena, r.end, copyKeys)));
+		for (const auto& r : from.write_conflict_ranges)
+			to.write_conflict_ranges.push_back(loaded->arena,
+			                                   KeyRangeRef(keyRef(loaded->arena, r.begin, copyKeys),
+			                                               keyRef(loaded->arena, r.end, copyKeys)));
+	}
 }
 
 std::vector<std::unique_ptr<LoadedBatch>> load(const std::string& path, std::string* workload) {
@@ -79,24 +113,216 @@ std::vector<std::unique_ptr<LoadedBatch>> load(const std::string& path, std::str
 	std::vector<std::unique_ptr<LoadedBatch>> batches;
 	while (reader.next(&batch)) {
 		auto loaded = std::make_unique<LoadedBatch>();
-		loaded->version = batch.version;
-		loaded->newOldestVersion = batch.newOldestVersion;
-		loaded->transactions.resize(loaded->arena, batch.transactionCount);
-		for (size_t t = 0; t < batch.transactionCount; t++) {
-			const replay::CommitTransactionRef& from = batch.transactions[t];
-			CommitTransactionRef& to = loaded->transactions[t];
-			to.read_snapshot = from.read_snapshot;
-			to.report_conflicting_keys = from.report_conflicting_keys;
-			for (const auto& r : from.read_conflict_ranges)
-				to.read_conflict_ranges.push_back(
-				    loaded->arena, KeyRangeRef(keyRef(loaded->arena, r.begin), keyRef(loaded->arena, r.end)));
-			for (const auto& r : from.write_conflict_ranges)
-				to.write_conflict_ranges.push_back(
-				    loaded->arena, KeyRangeRef(keyRef(loaded->arena, r.begin), keyRef(loaded->arena, r.end)));
-		}
+		convert(batch, loaded.get(), true);
 		batches.push_back(std::move(loaded));
 	}
 	return batches;
+}
+
+/**
+ * What the Resolver does for one ResolveTransactionBatchRequest, then the decisions in docs/formats.md's
+ * terms: one byte per transaction (0 COMMIT, 1 CONFLICT, 2 TOO_OLD) and the conflicting reads flattened as
+ * transaction, count, read indices... for each reporting transaction decided CONFLICT, ascending.
+ */
+struct Timing {
+	int64_t nanos = 0;
+	int64_t cpuNanos = 0;
+};
+
+void decide(ConflictSet* cs,
+            const LoadedBatch& batch,
+            std::vector<int>& commitList,
+            std::vector<int>& tooOldList,
+            std::vector<uint8_t>& decisions,
+            std::vector<uint32_t>& conflicting,
+            Timing* timing = nullptr) {
+	commitList.clear();
+	tooOldList.clear();
+	Arena replyArena;
+	std::map<int, VectorRef<int>> conflictingKeyRangeMap;
+	// Timed: exactly the Resolver's calls for one batch.
+	int64_t start = monotonicNanos();
+	int64_t startCpu = threadCpuNanos();
+	{
+		ConflictBatch conflictBatch(cs, &conflictingKeyRangeMap, &replyArena);
+		for (int t = 0; t < batch.transactions.size(); t++)
+			conflictBatch.addTransaction(batch.transactions[t], batch.newOldestVersion);
+		conflictBatch.detectConflicts(batch.version, batch.newOldestVersion, commitList, &tooOldList);
+	}
+	if (timing != nullptr) {
+		timing->nanos = monotonicNanos() - start;
+		timing->cpuNanos = threadCpuNanos() - startCpu;
+	}
+	decisions.assign(batch.transactions.size(), uint8_t(1));
+	for (int t : commitList)
+		decisions[size_t(t)] = 0;
+	for (int t : tooOldList)
+		decisions[size_t(t)] = 2;
+	// The map holds an entry for every reporting transaction that was checked; docs/formats.md's
+	// conflicting reads are those of the ones decided CONFLICT, ascending. The skip list appends a read's
+	// index when its check finishes, and it checks 16 reads at once, so they come out of order.
+	conflicting.clear();
+	for (const auto& entry : conflictingKeyRangeMap) {
+		if (decisions[size_t(entry.first)] != 1)
+			continue;
+		conflicting.push_back(uint32_t(entry.first));
+		conflicting.push_back(uint32_t(entry.second.size()));
+		size_t first = conflicting.size();
+		conflicting.insert(conflicting.end(), entry.second.begin(), entry.second.end());
+		std::sort(conflicting.begin() + first, conflicting.end());
+	}
+}
+
+/**
+ * stdout for --stream: decision-file messages (length-delimited protobuf, encoded by hand as
+ * fdb-harness's DecisionWriter does), each written with one write() once it is complete.
+ */
+class DecisionOutput {
+public:
+	void header() {
+		static const char kFormat[] = "fdb-resolver-decisions/1";
+		static const char kEngine[] = "fdb-skiplist";
+		size_t size = 2 + (sizeof(kFormat) - 1) + 2 + (sizeof(kEngine) - 1);
+		varint(size);
+		bytesField(1, reinterpret_cast<const uint8_t*>(kFormat), sizeof(kFormat) - 1);
+		bytesField(2, reinterpret_cast<const uint8_t*>(kEngine), sizeof(kEngine) - 1);
+	}
+
+	/** One BatchDecisions: version (field 1), decisions (2), conflicting reads (3: transaction 1, reads 2 packed). */
+	void batch(int64_t version, const std::vector<uint8_t>& decisions, const std::vector<uint32_t>& conflicting) {
+		size_t size = 0;
+		if (version != 0)
+			size += 1 + varintSize(uint64_t(version));
+		if (!decisions.empty())
+			size += 1 + varintSize(decisions.size()) + decisions.size();
+		for (size_t i = 0; i < conflicting.size(); i += 2 + conflicting[i + 1]) {
+			size_t entry = entrySize(conflicting, i);
+			size += 1 + varintSize(entry) + entry;
+		}
+		varint(size);
+		if (version != 0) {
+			buffer_.push_back(0x08);
+			varint(uint64_t(version));
+		}
+		if (!decisions.empty())
+			bytesField(2, decisions.data(), decisions.size());
+		for (size_t i = 0; i < conflicting.size(); i += 2 + conflicting[i + 1]) {
+			buffer_.push_back(0x1A);
+			varint(entrySize(conflicting, i));
+			if (conflicting[i] != 0) {
+				buffer_.push_back(0x08);
+				varint(conflicting[i]);
+			}
+			uint32_t reads = conflicting[i + 1];
+			if (reads > 0) {
+				buffer_.push_back(0x12);
+				varint(packedSize(conflicting, i));
+				for (uint32_t j = 0; j < reads; j++)
+					varint(conflicting[i + 2 + j]);
+			}
+		}
+	}
+
+	/** Writes what is buffered; a reader that has gone is an error (TraceError, as the input's). */
+	void flush() {
+		size_t done = 0;
+		while (done < buffer_.size()) {
+			ssize_t n = ::write(1, buffer_.data() + done, buffer_.size() - done);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				throw replay::TraceError(std::string("stdout: cannot write: ") + std::strerror(errno));
+			done += size_t(n);
+		}
+		buffer_.clear();
+	}
+
+private:
+	static size_t varintSize(uint64_t v) {
+		size_t n = 1;
+		while (v >= 0x80) {
+			v >>= 7;
+			n++;
+		}
+		return n;
+	}
+	static size_t packedSize(const std::vector<uint32_t>& c, size_t i) {
+		size_t size = 0;
+		for (uint32_t j = 0; j < c[i + 1]; j++)
+			size += varintSize(c[i + 2 + j]);
+		return size;
+	}
+	static size_t entrySize(const std::vector<uint32_t>& c, size_t i) {
+		size_t size = c[i] != 0 ? 1 + varintSize(c[i]) : 0;
+		if (c[i + 1] > 0) {
+			size_t packed = packedSize(c, i);
+			size += 1 + varintSize(packed) + packed;
+		}
+		return size;
+	}
+	void varint(uint64_t v) {
+		while (v >= 0x80) {
+			buffer_.push_back(uint8_t(v | 0x80));
+			v >>= 7;
+		}
+		buffer_.push_back(uint8_t(v));
+	}
+	void bytesField(int field, const uint8_t* data, size_t length) {
+		buffer_.push_back(uint8_t(field << 3 | 2));
+		varint(length);
+		buffer_.insert(buffer_.end(), data, data + length);
+	}
+
+	std::vector<uint8_t> buffer_;
+};
+
+void flushIfPossible(DecisionOutput& out) {
+	try {
+		out.flush();
+	} catch (const replay::TraceError&) {
+		// stdout has gone too: only the error line is left to give
+	}
+}
+
+/** --stream: traces from stdin, decisions to stdout, batch by batch (see the comment at the top). */
+int stream() {
+	DecisionOutput out;
+	replay::TraceStream in(0, "stdin");
+	replay::Batch batch;
+	ConflictSet* cs = nullptr;
+	std::vector<int> commitList, tooOldList;
+	std::vector<uint8_t> decisions;
+	std::vector<uint32_t> conflicting;
+	try {
+		for (replay::TraceStream::Kind kind; (kind = in.next(&batch)) != replay::TraceStream::kEnd;) {
+			if (kind == replay::TraceStream::kHeader) {
+				// A new trace: a new conflict set, as a new Resolver would have.
+				if (cs != nullptr)
+					destroyConflictSet(cs);
+				cs = newConflictSet();
+				out.header();
+				out.flush();
+				continue;
+			}
+			LoadedBatch loaded;
+			convert(batch, &loaded, false);
+			decide(cs, loaded, commitList, tooOldList, decisions, conflicting);
+			out.batch(loaded.version, decisions, conflicting);
+			// Answered before the next batch is read: a writer that keeps one batch ahead gets this answer
+			// while the skip list decides the next one.
+			out.flush();
+		}
+		out.flush();
+	} catch (const replay::TraceError& e) {
+		flushIfPossible(out); // the batches decided before the fault still reach the reader
+		return usageError(e.what());
+	} catch (const Error& e) {
+		flushIfPossible(out);
+		return usageError(std::string("stdin: ") + e.what());
+	}
+	if (cs != nullptr)
+		destroyConflictSet(cs);
+	return 0;
 }
 
 double phaseSeconds(const PerfDoubleCounter& counter) {
@@ -122,10 +348,12 @@ int main(int argc, char** argv) {
 	long warmup = 0;
 	long long window = -1; // -1: the trace's own new_oldest_version
 	long long historyEvery = 0; // 0: never walk the nodes
+	bool streaming = false;
 	for (int i = 1; i < argc; i++) {
 		std::string a = argv[i];
 		if (a == "--help" || a == "-h") {
 			std::printf("usage: fdbresolver-fdb-skiplist TRACE [--warmup N] [--window VERSIONS] [--max-history-every N]\n"
+			            "       fdbresolver-fdb-skiplist --stream < TRACES > DECISIONS\n"
 			            "Decides a resolver trace with FoundationDB's skip list (fdbserver/resolver/ConflictSet.cpp)\n"
 			            "as its Resolver drives it, and prints decision-hash, conflicting-keys-hash, counts, seconds,\n"
 			            "FoundationDB's phase counters and the skip list's node bytes as \"name: value\" lines.\n"
@@ -133,8 +361,13 @@ int main(int argc, char** argv) {
 			            "  --window VERSIONS        new_oldest_version = max(0, version - VERSIONS), never decreasing,\n"
 			            "                           instead of the trace's\n"
 			            "  --max-history-every N    count the node bytes after every N-th batch and the last (untimed);\n"
-			            "                           print the largest as max-history-bytes\n");
+			            "                           print the largest as max-history-bytes\n"
+			            "  --stream                 read traces back to back from stdin (uncompressed; each TraceHeader\n"
+			            "                           starts a new conflict set) and write each batch's decisions to stdout\n"
+			            "                           as decision-file messages as soon as it is decided (docs/formats.md)\n");
 			return 0;
+		} else if (a == "--stream") {
+			streaming = true;
 		} else if (a == "--warmup") {
 			if (i + 1 >= argc)
 				return usageError("--warmup needs a value");
@@ -159,8 +392,13 @@ int main(int argc, char** argv) {
 			return usageError("one trace at a time (got " + tracePath + " and " + a + ")");
 		}
 	}
+	if (streaming) {
+		if (!tracePath.empty() || warmup != 0 || window >= 0 || historyEvery != 0)
+			return usageError("--stream reads stdin and takes no trace or other option");
+		return stream();
+	}
 	if (tracePath.empty())
-		return usageError("no trace given (usage: fdbresolver-fdb-skiplist TRACE [--warmup N])");
+		return usageError("no trace given (usage: fdbresolver-fdb-skiplist TRACE [--warmup N], or --stream)");
 
 	std::string workload;
 	std::vector<std::unique_ptr<LoadedBatch>> batches;
@@ -177,8 +415,9 @@ int main(int argc, char** argv) {
 
 	ConflictSet* cs = newConflictSet();
 	Sha256 decisionHash, conflictingKeysHash;
-	std::vector<int> commitList, tooOldList, reads;
+	std::vector<int> commitList, tooOldList;
 	std::vector<uint8_t> decisions;
+	std::vector<uint32_t> conflicting;
 	uint64_t transactions = 0, timedTransactions = 0, counts[3] = { 0, 0, 0 };
 	int64_t timedNanos = 0, timedCpuNanos = 0;
 	double phasesAtStart[6] = {};
@@ -196,46 +435,21 @@ int main(int argc, char** argv) {
 		if (b == size_t(warmup))
 			for (int p = 0; p < 6; p++)
 				phasesAtStart[p] = phaseSeconds(*phases[p]);
-		commitList.clear();
-		tooOldList.clear();
-		Arena replyArena;
-		std::map<int, VectorRef<int>> conflictingKeyRangeMap;
-
-		// What the Resolver does for one ResolveTransactionBatchRequest.
-		int64_t start = monotonicNanos();
-		int64_t startCpu = threadCpuNanos();
-		{
-			ConflictBatch conflictBatch(cs, &conflictingKeyRangeMap, &replyArena);
-			for (int t = 0; t < batch.transactions.size(); t++)
-				conflictBatch.addTransaction(batch.transactions[t], batch.newOldestVersion);
-			conflictBatch.detectConflicts(batch.version, batch.newOldestVersion, commitList, &tooOldList);
-		}
+		Timing timing;
+		decide(cs, batch, commitList, tooOldList, decisions, conflicting, &timing);
 		if (b >= size_t(warmup)) {
-			timedNanos += monotonicNanos() - start;
-			timedCpuNanos += threadCpuNanos() - startCpu;
+			timedNanos += timing.nanos;
+			timedCpuNanos += timing.cpuNanos;
 			timedTransactions += batch.transactions.size();
 		}
 
-		// TRACE.md's values: 0 COMMIT, 1 CONFLICT, 2 TOO_OLD.
-		decisions.assign(batch.transactions.size(), uint8_t(1));
-		for (int t : commitList)
-			decisions[size_t(t)] = 0;
-		for (int t : tooOldList)
-			decisions[size_t(t)] = 2;
 		decisionHash.update(decisions.data(), decisions.size());
 		for (uint8_t d : decisions)
 			counts[d]++;
-		// The map holds an entry for every reporting transaction that was checked; TRACE.md's
-		// conflicting reads are those of the ones decided CONFLICT, ascending. The skip list appends a
-		// read's index when its check finishes, and it checks 16 reads at once, so they come out of order.
-		for (const auto& entry : conflictingKeyRangeMap) {
-			if (decisions[size_t(entry.first)] != 1)
-				continue;
-			reads.assign(entry.second.begin(), entry.second.end());
-			std::sort(reads.begin(), reads.end());
-			updateLittleEndian32(conflictingKeysHash, uint32_t(entry.first));
-			for (int r : reads)
-				updateLittleEndian32(conflictingKeysHash, uint32_t(r));
+		for (size_t i = 0; i < conflicting.size(); i += 2 + conflicting[i + 1]) {
+			updateLittleEndian32(conflictingKeysHash, conflicting[i]);
+			for (uint32_t j = 0; j < conflicting[i + 1]; j++)
+				updateLittleEndian32(conflictingKeysHash, conflicting[i + 2 + j]);
 		}
 		transactions += batch.transactions.size();
 		if (historyEvery > 0 && ((b + 1) % size_t(historyEvery) == 0 || b + 1 == batches.size())) {

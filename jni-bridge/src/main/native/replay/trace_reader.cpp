@@ -159,6 +159,48 @@ void decodeTransaction(Wire w, CommitTransactionRef* tr) {
     }
 }
 
+/** A TraceHeader's format and workload; throws WireError. */
+void decodeHeader(Wire w, std::string* format, std::string* workload) {
+    while (!w.done()) {
+        int type;
+        uint32_t field = w.tag(&type);
+        if ((field == 1 || field == 2) && type == kLengthDelimited) {
+            KeyRef text = w.bytes();
+            (field == 1 ? *format : *workload).assign(reinterpret_cast<const char*>(text.data), size_t(text.length));
+        } else {
+            w.skip(type);
+        }
+    }
+}
+
+/** What a header's format says is wrong with it, or "" for a trace header. */
+std::string formatProblem(const std::string& format) {
+    if (format == kTraceFormat) return "";
+    return "format is '" + format + "', expected '" + kTraceFormat + "'" +
+           (format == kDecisionFormat ? " (this is a decision file, not a trace)" : "");
+}
+
+/** A Batch message; its keys point into the message's bytes. Throws WireError. */
+void decodeBatch(Wire w, Batch* batch) {
+    batch->version = 0;
+    batch->newOldestVersion = 0;
+    batch->transactionCount = 0;
+    while (!w.done()) {
+        int type;
+        uint32_t field = w.tag(&type);
+        if (field == 1 && type == kVarint) {
+            batch->version = int64_t(w.varintField());
+        } else if (field == 2 && type == kVarint) {
+            batch->newOldestVersion = int64_t(w.varintField());
+        } else if (field == 3 && type == kLengthDelimited) {
+            if (batch->transactionCount == batch->transactions.size()) batch->transactions.emplace_back();
+            decodeTransaction(w.sub(), &batch->transactions[batch->transactionCount++]);
+        } else {
+            w.skip(type);
+        }
+    }
+}
+
 /** A capture segment's trace file name, segment-NNNNNN.trace.gz (the Java side's CaptureChain.traceName). */
 std::string segmentName(int number) {
     char name[64];
@@ -278,10 +320,8 @@ void TraceReader::openFile() {
     } catch (const WireError& e) {
         fail("malformed TraceHeader message: " + e.reason + " (not a trace file?)");
     }
-    if (format != kTraceFormat) {
-        fail("format is '" + format + "', expected '" + kTraceFormat + "'" +
-             (format == kDecisionFormat ? " (this is a decision file, not a trace)" : ""));
-    }
+    std::string problem = formatProblem(format);
+    if (!problem.empty()) fail(problem);
     if (!segments_.empty()) {
         // A capture folder's segment must continue the chain (as CaptureChain.checkContinues on the Java side).
         int number = segmentNumbers_[segment_];
@@ -370,30 +410,95 @@ bool TraceReader::next(Batch* batch) {
         path_ = segments_[++segment_];
         openFile();
     }
-    batch->version = 0;
-    batch->newOldestVersion = 0;
-    batch->transactionCount = 0;
     try {
-        Wire w(buffer_.data(), buffer_.data() + messageLength_, buffer_.data());
-        while (!w.done()) {
-            int type;
-            uint32_t field = w.tag(&type);
-            if (field == 1 && type == kVarint) {
-                batch->version = int64_t(w.varintField());
-            } else if (field == 2 && type == kVarint) {
-                batch->newOldestVersion = int64_t(w.varintField());
-            } else if (field == 3 && type == kLengthDelimited) {
-                if (batch->transactionCount == batch->transactions.size()) batch->transactions.emplace_back();
-                decodeTransaction(w.sub(), &batch->transactions[batch->transactionCount++]);
-            } else {
-                w.skip(type);
-            }
-        }
+        decodeBatch(Wire(buffer_.data(), buffer_.data() + messageLength_, buffer_.data()), batch);
     } catch (const WireError& e) {
         messageIndex_--;  // name the batch being decoded, not the next one
         fail("malformed Batch message: " + e.reason);
     }
     return true;
+}
+
+TraceStream::TraceStream(int fd, std::string name) : fd_(fd), name_(std::move(name)), buffer_(1 << 16) {}
+
+void TraceStream::fail(const std::string& what) const {
+    std::string where = traces_ == 0 ? "" : "trace " + std::to_string(traces_) + ": ";
+    where += inHeader_ ? "trace header" : "batch " + std::to_string(batches_);
+    throw TraceError(name_ + ": " + where + ": " + what);
+}
+
+bool TraceStream::fill(size_t need) {
+    while (end_ - start_ < need) {
+        if (start_ > 0) {
+            // Keep the unread bytes at the front, so the buffer only grows to the largest message.
+            std::memmove(buffer_.data(), buffer_.data() + start_, end_ - start_);
+            end_ -= start_;
+            start_ = 0;
+        }
+        if (buffer_.size() < need) {
+            buffer_.resize(std::min<uint64_t>(need, std::max<uint64_t>(end_ + kGrowthChunk, 2 * buffer_.size())));
+        }
+        ssize_t n;
+        do {
+            n = ::read(fd_, buffer_.data() + end_, buffer_.size() - end_);
+        } while (n < 0 && errno == EINTR);
+        if (n < 0) fail(std::string("cannot read: ") + std::strerror(errno));
+        if (n == 0) return false;
+        end_ += size_t(n);
+    }
+    return true;
+}
+
+TraceStream::Kind TraceStream::next(Batch* batch) {
+    inHeader_ = false;
+    // The length varint: at most 10 bytes, each read as it arrives.
+    uint64_t length = 0;
+    size_t lengthBytes = 0;
+    for (;;) {
+        if (!fill(lengthBytes + 1)) {
+            if (lengthBytes == 0) return kEnd;
+            fail("truncated length varint (the stream ends after " + std::to_string(lengthBytes) + " of its bytes)");
+        }
+        if (lengthBytes == 10) fail("malformed length varint (over 10 bytes)");
+        uint8_t c = buffer_[start_ + lengthBytes];
+        length |= uint64_t(c & 0x7F) << (7 * lengthBytes);
+        lengthBytes++;
+        if ((c & 0x80) == 0) break;
+    }
+    if (length > kMaxMessageBytes) {
+        fail("message length " + std::to_string(length) + " exceeds the 2 GiB protobuf limit");
+    }
+    if (!fill(lengthBytes + length)) {
+        fail("truncated message: wanted " + std::to_string(length) + " bytes, got " +
+             std::to_string(end_ - start_ - lengthBytes));
+    }
+    const uint8_t* message = buffer_.data() + start_ + lengthBytes;
+    start_ += lengthBytes + length;
+    // 0x0A: field 1, wire type 2 -- a TraceHeader's format (a Batch's field 1 is its varint version).
+    if (length > 0 && message[0] == 0x0A) {
+        traces_++;
+        batches_ = 0;
+        inHeader_ = true;
+        std::string format;
+        workload_.clear();
+        try {
+            decodeHeader(Wire(message, message + length, message), &format, &workload_);
+        } catch (const WireError& e) {
+            fail("malformed TraceHeader message: " + e.reason);
+        }
+        std::string problem = formatProblem(format);
+        if (!problem.empty()) fail(problem);
+        inHeader_ = false;
+        return kHeader;
+    }
+    if (traces_ == 0) fail("a batch before any trace header (each trace starts with its TraceHeader)");
+    try {
+        decodeBatch(Wire(message, message + length, message), batch);
+    } catch (const WireError& e) {
+        fail("malformed Batch message: " + e.reason);
+    }
+    batches_++;
+    return kBatch;
 }
 
 }  // namespace replay

@@ -120,6 +120,52 @@ private:
     std::string previousSegmentParam_;
 };
 
+/**
+ * Traces back to back on a file descriptor, read as they arrive: what `fdbresolver fuzz` writes into the
+ * skip-list comparator's stdin (fdbresolver-fdb-skiplist --stream, docs/formats.md "Streams"). Each trace
+ * is a TraceHeader and then its batches, with the trace file's framing but never gzip; a message whose
+ * first field is field 1 with wire type 2 (a TraceHeader's format string; a Batch's field 1 is a varint)
+ * starts the next trace. Unlike TraceReader, which reads through zlib and so waits for a full buffer, this
+ * returns a message as soon as its last byte has arrived, so a writer may send one batch and wait for its
+ * answer. Allocation-free per message once its buffer has grown to the largest message.
+ */
+class TraceStream {
+public:
+    enum Kind { kEnd, kHeader, kBatch };
+
+    /** `name` names the stream in errors ("stdin"). */
+    TraceStream(int fd, std::string name);
+    TraceStream(const TraceStream&) = delete;
+    TraceStream& operator=(const TraceStream&) = delete;
+
+    /**
+     * Reads the next message: kHeader (a new trace; workload() names it), kBatch (decoded into *batch, its keys
+     * pointing into this stream's buffer until the next call) or kEnd at a clean end of the stream. Throws
+     * TraceError naming the trace and batch: "stdin: trace 2: batch 5: truncated message: ...".
+     */
+    Kind next(Batch* batch);
+
+    const std::string& workload() const { return workload_; }
+    /** Traces begun so far (1 after the first header). */
+    uint64_t traces() const { return traces_; }
+
+private:
+    /** Reads until at least `need` bytes are buffered from start_; false if the stream ends first. */
+    bool fill(size_t need);
+    [[noreturn]] void fail(const std::string& what) const;
+
+    int fd_;
+    std::string name_;
+    std::vector<uint8_t> buffer_;
+    size_t start_ = 0;
+    size_t end_ = 0;
+    uint64_t traces_ = 0;
+    /** Batches of the current trace read so far. */
+    uint64_t batches_ = 0;
+    bool inHeader_ = false;
+    std::string workload_;
+};
+
 }  // namespace replay
 
 #endif

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.fdbresolver.harness.fdb.FdbSkipListComparator;
+import org.fdbresolver.harness.fuzz.SkipListOracle;
 import org.junit.jupiter.api.Assumptions;
 
 /**
@@ -23,6 +24,8 @@ import org.junit.jupiter.api.Assumptions;
  */
 final class FoundationDbSkipList {
     private static FdbSkipListComparator lookup;
+    /** Empty once the comparator is known to stream; else why it does not. */
+    private static java.util.Optional<String> whyNoStream;
 
     private FoundationDbSkipList() {
     }
@@ -40,6 +43,21 @@ final class FoundationDbSkipList {
             Assumptions.abort(lookup.whyNot());
         }
         return lookup.path();
+    }
+
+    /**
+     * The comparator when it has the {@code --stream} mode the fuzzer talks to (jni-bridge/fdb/skiplist), or aborts the
+     * calling test with the reason: no build, or a comparator built before the mode existed (then rebuilding it with
+     * scripts/build-fdb brings it).
+     */
+    static synchronized Path requireStreaming() {
+        Path comparator = require();
+        if (whyNoStream == null) {
+            whyNoStream = java.util.Optional.ofNullable(SkipListOracle.lacksStreaming(comparator));
+            whyNoStream.ifPresent(why -> System.out.println("NOT RUN: the checks of FoundationDB's skip list's --stream mode: " + why));
+        }
+        whyNoStream.ifPresent(Assumptions::abort);
+        return comparator;
     }
 
     /** Decides {@code trace} with FoundationDB's skip list; its "name: value" lines. */

@@ -3,6 +3,7 @@ package org.fdbresolver.conformance;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import com.google.protobuf.ByteString;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,7 +11,19 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.fdbresolver.api.BatchResult;
+import org.fdbresolver.api.ConflictBatch;
+import org.fdbresolver.api.ConflictSet;
+import org.fdbresolver.api.ConflictSetConfig;
+import org.fdbresolver.harness.fuzz.BatchAnswer;
+import org.fdbresolver.harness.fuzz.SkipListOracle;
+import org.fdbresolver.harness.trace.TraceBatches;
+import org.fdbresolver.trace.v1.Batch;
+import org.fdbresolver.trace.v1.KeyRange;
+import org.fdbresolver.trace.v1.TraceHeader;
+import org.fdbresolver.trace.v1.Transaction;
 import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 
 /**
@@ -46,6 +59,116 @@ class FoundationDbSkipListTest {
             tests.add(DynamicTest.dynamicTest("every engine vs fdb-skiplist on " + spec, () -> check(spec)));
         }
         return tests.stream();
+    }
+
+    /**
+     * The fuzzer's path to the skip list ({@code --stream}, one batch answered at a time) with keys of every length:
+     * empty, 10 KiB (the fuzzer's mixed-keys shape reaches it), 1 MiB + 77 (the engine has no key limit). Decisions and
+     * conflicting reads worked out by hand; the tree must give the same. Aborted, with the reason, when the
+     * comparator is not built or was built before {@code --stream} existed.
+     */
+    @Test
+    void theStreamModeDecidesKeysOfEveryLengthAsWorkedOut() throws Exception {
+        Path comparator = FoundationDbSkipList.requireStreaming();
+        ByteString k10 = repeated('k', 10_240);
+        ByteString k10Next = k10.substring(0, 10_239).concat(ByteString.copyFromUtf8("l")); // differs in the last byte
+        ByteString k10Prefix = k10.substring(0, 10_239);
+        ByteString huge = repeated('m', (1 << 20) + 77);
+        ByteString empty = ByteString.EMPTY;
+        List<Batch> batches = List.of(
+                batch(100, tx(0, List.of(), List.of(point(k10), point(huge), point(empty)))),
+                batch(200,
+                        tx(50, List.of(point(k10)), List.of()), // CONFLICT [0]: written at 100
+                        tx(50, List.of(point(k10Next)), List.of()), // COMMIT: one byte on
+                        tx(50, List.of(range(k10Prefix, k10)), List.of()), // COMMIT: the end is not in it
+                        tx(50, List.of(range(k10Prefix, k10Next)), List.of()), // CONFLICT [0]
+                        tx(50, List.of(point(huge)), List.of()), // CONFLICT [0]
+                        tx(50, List.of(range(huge.concat(ByteString.copyFrom(new byte[] {0})),
+                                huge.concat(ByteString.copyFrom(new byte[] {1})))), List.of()), // COMMIT: past the point
+                        tx(50, List.of(point(empty)), List.of()), // CONFLICT [0]
+                        tx(50, List.of(range(k10, k10)), List.of()), // COMMIT: an empty range
+                        tx(100, List.of(point(k10)), List.of()), // COMMIT: reads at the write's version
+                        tx(50, List.of(point(k10Next), point(k10)), List.of())), // CONFLICT [1]
+                batch(300,
+                        tx(250, List.of(), List.of(point(k10Next))), // COMMIT
+                        tx(250, List.of(point(k10Next)), List.of()), // CONFLICT [0]: the writer before it in the batch
+                        tx(99, List.of(point(huge)), List.of()), // CONFLICT [0]
+                        tx(100, List.of(point(huge)), List.of()))); // COMMIT
+        List<List<String>> expected = List.of(
+                List.of("COMMIT"),
+                List.of("CONFLICT [0]", "COMMIT", "COMMIT", "CONFLICT [0]", "CONFLICT [0]", "COMMIT", "CONFLICT [0]",
+                        "COMMIT", "COMMIT", "CONFLICT [1]"),
+                List.of("COMMIT", "CONFLICT [0]", "CONFLICT [0]", "COMMIT"));
+        TraceHeader header = TraceHeader.newBuilder().setFormat("fdb-resolver-trace/1").setWorkload("long-keys").build();
+
+        List<List<String>> skipList = new ArrayList<>();
+        try (SkipListOracle oracle = SkipListOracle.start(comparator)) {
+            oracle.beginTrace(header);
+            for (Batch b : batches) {
+                oracle.submit(b);
+                BatchAnswer a = oracle.take();
+                List<String> decided = new ArrayList<>();
+                for (int t = 0; t < a.transactions(); t++) {
+                    decided.add(a.describe(t));
+                }
+                oracle.release(a);
+                skipList.add(decided);
+            }
+        }
+        assertEquals(expected, skipList, "FoundationDB's skip list through --stream");
+
+        List<List<String>> tree = new ArrayList<>();
+        try (ConflictSet cs = ConflictSet.open(ConflictSetConfig.builder().engine("tree").build())) {
+            ConflictBatch cb = cs.newBatch();
+            TraceBatches converter = new TraceBatches();
+            for (Batch b : batches) {
+                converter.load(b, cb);
+                BatchResult r = cb.detectConflicts(b.getVersion(), b.getNewOldestVersion());
+                List<String> decided = new ArrayList<>();
+                for (int t = 0; t < r.transactionCount(); t++) {
+                    decided.add(describe(r, t));
+                }
+                tree.add(decided);
+            }
+        }
+        assertEquals(expected, tree, "tree");
+    }
+
+    private static ByteString repeated(char c, int n) {
+        byte[] b = new byte[n];
+        java.util.Arrays.fill(b, (byte) c);
+        return ByteString.copyFrom(b);
+    }
+
+    private static KeyRange point(ByteString k) {
+        return range(k, k.concat(ByteString.copyFrom(new byte[] {0})));
+    }
+
+    private static KeyRange range(ByteString begin, ByteString end) {
+        return KeyRange.newBuilder().setBegin(begin).setEnd(end).build();
+    }
+
+    private static Transaction tx(long snapshot, List<KeyRange> reads, List<KeyRange> writes) {
+        return Transaction.newBuilder().setReadSnapshot(snapshot).addAllReads(reads).addAllWrites(writes)
+                .setReportConflictingKeys(true).build();
+    }
+
+    private static Batch batch(long version, Transaction... transactions) {
+        return Batch.newBuilder().setVersion(version).setNewOldestVersion(0).addAllTransactions(List.of(transactions)).build();
+    }
+
+    /** As {@link BatchAnswer#describe} shows a decision: {@code COMMIT}, {@code CONFLICT [0, 2]}. */
+    private static String describe(BatchResult r, int t) {
+        for (int i = 0; i < r.conflictingTransactionCount(); i++) {
+            if (r.conflictingTransaction(i) == t) {
+                StringBuilder sb = new StringBuilder(r.decision(t) + " [");
+                for (int j = 0; j < r.conflictingReadCount(i); j++) {
+                    sb.append(j == 0 ? "" : ", ").append(r.conflictingRead(i, j));
+                }
+                return sb.append(']').toString();
+            }
+        }
+        return r.decision(t).toString();
     }
 
     private static void check(DifferentialCases.Spec spec) throws Exception {

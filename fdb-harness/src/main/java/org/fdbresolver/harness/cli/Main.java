@@ -45,7 +45,8 @@ public final class Main {
     /** The top of the command tree: lists the subcommands; with none given, a usage error. */
     @Command(name = "fdbresolver",
             subcommands = {GenCommand.class, ResolveCommand.class, HashCommand.class, DiffCommand.class,
-                    BenchCommand.class, DemoCommand.class, RetentionCommand.class, SizeCommand.class, HelpCommand.class},
+                    BenchCommand.class, DemoCommand.class, RetentionCommand.class, SizeCommand.class, FuzzCommand.class,
+                    HelpCommand.class},
             description = "A conflict-detection engine (resolver) for FoundationDB, and its tools.")
     static final class Root implements Callable<Integer> {
         static final String FOOTER = """

@@ -1,7 +1,7 @@
 /**
  * The {@code fdbresolver} command line: one entry point ({@link org.fdbresolver.harness.cli.Main}) with
- * subcommands {@code gen}, {@code resolve}, {@code hash}, {@code diff}, {@code bench}, {@code demo} and
- * {@code retention}
+ * subcommands {@code gen}, {@code resolve}, {@code hash}, {@code diff}, {@code bench}, {@code demo},
+ * {@code retention} and {@code fuzz}
  * (docs/cli.md describes each). picocli parses every command line; each subcommand is a picocli
  * {@code @Command} extending {@link org.fdbresolver.harness.cli.Subcommand}, and its options are annotated
  * fields (shared ones in mixins such as {@link org.fdbresolver.harness.cli.EngineOptions}; byte counts,

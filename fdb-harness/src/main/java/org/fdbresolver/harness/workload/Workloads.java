@@ -19,6 +19,7 @@ public final class Workloads {
         register(new LongTraceWorkload.Factory());
         register(new AdversarialWorkload.Factory());
         register(new RandomWorkload.Factory());
+        register(new EdgeWorkload.Factory());
     }
 
     private Workloads() {

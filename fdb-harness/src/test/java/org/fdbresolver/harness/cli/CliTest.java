@@ -263,7 +263,7 @@ class CliTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"gen", "resolve", "hash", "diff", "bench", "demo", "retention"})
+    @ValueSource(strings = {"gen", "resolve", "hash", "diff", "bench", "demo", "retention", "fuzz"})
     void helpForEachCommand(String command) {
         for (CliRun run : List.of(CliRun.of(command, "--help"), CliRun.of(command, "-h"), CliRun.of("help", command))) {
             assertEquals(0, run.code(), run::toString);
@@ -285,7 +285,7 @@ class CliTest {
     void overview() {
         CliRun run = CliRun.of("--help");
         assertEquals(0, run.code());
-        for (String c : List.of("gen", "resolve", "hash", "diff", "bench", "demo", "retention")) {
+        for (String c : List.of("gen", "resolve", "hash", "diff", "bench", "demo", "retention", "fuzz")) {
             assertTrue(run.out().contains("\n  " + c + " "), run.out());
         }
     }
@@ -295,7 +295,7 @@ class CliTest {
         return Stream.of(
                 Arguments.of(List.of(), "error: no command given (see fdbresolver --help)"),
                 Arguments.of(List.of("help", "frobnicate"), "error: unknown subcommand 'frobnicate' (see fdbresolver --help)"),
-                Arguments.of(List.of("frobnicate"), "error: unknown command 'frobnicate'; commands: gen, resolve, hash, diff, bench, demo, retention, size (see fdbresolver --help)"),
+                Arguments.of(List.of("frobnicate"), "error: unknown command 'frobnicate'; commands: gen, resolve, hash, diff, bench, demo, retention, size, fuzz (see fdbresolver --help)"),
                 Arguments.of(List.of("resolve", trace, "--engine", "reference", "--colour", "red"),
                         "error: unknown option '--colour' (see fdbresolver resolve --help)"),
                 Arguments.of(List.of("resolve", trace, "--engine"),

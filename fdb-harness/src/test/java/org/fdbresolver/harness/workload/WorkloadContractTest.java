@@ -31,7 +31,8 @@ class WorkloadContractTest {
             "custom-range", Map.of("reads-per-batch", "200", "write-draws", "50"),
             "longtrace", Map.of("txns", "200", "window", "100000"),
             "adversarial", Map.of(),
-            "random", Map.of());
+            "random", Map.of(),
+            "edge", Map.of("shape", "high-versions"));
 
     static final long BATCHES = 12;
 
