@@ -4,6 +4,7 @@ passes, fails, diverges or hangs as a test file asks.
 
     python3 -m unittest discover -s scripts/tests        # from the repository; about 20 s
 """
+import glob
 import hashlib
 import importlib.machinery
 import importlib.util
@@ -321,6 +322,12 @@ class InvocationTest(unittest.TestCase):
         stamp = hashlib.sha256(b"".join(read(p, "rb") for p in patches)).hexdigest()[:16]
         with open(os.path.join(src, ".fdbresolver-patches"), "w") as f:
             f.write(stamp + "\n")
+        # build-fdb's stamp of the comparator's sources (its glob order: the skip-list mains, then trace_reader.*).
+        comparator = sorted(glob.glob(os.path.join(ROOT, "jni-bridge", "fdb", "skiplist", "*.cpp"))) + \
+            sorted(glob.glob(os.path.join(ROOT, "jni-bridge", "src", "main", "native", "replay", "trace_reader.*")))
+        os.makedirs(os.path.join(self.cache, f"build-{LABEL}"), exist_ok=True)
+        with open(os.path.join(self.cache, f"build-{LABEL}", ".fdbresolver-comparator"), "w") as f:
+            f.write(hashlib.sha256(b"".join(read(p, "rb") for p in comparator)).hexdigest()[:16] + "\n")
         for h in ("fdbresolver.h", "fdbresolver.hpp"):
             shutil.copy(os.path.join(ROOT, "jni-bridge", "include", h), os.path.join(src, "fdbserver", "resolver", h))
         shutil.copy(os.path.join(HERE, "fake-fdbserver"), os.path.join(build, "bin", "fdbserver"))
