@@ -43,6 +43,7 @@ class ResolverFaultsIT {
     private static final Duration EVENT_WAIT = Duration.ofSeconds(60);
     private static final String TRIGGER = "fault!";
     private static final int TRANSACTION_TOO_OLD = 1007;
+    private static final int NOT_COMMITTED = 1020;
 
     private FdbBuild build;
     private Path testClasses;
@@ -254,12 +255,38 @@ class ResolverFaultsIT {
         }
     }
 
-    /** Writes the key the test engine watches for: the batch holding it is the faulty one. */
+    /**
+     * Writes the key the test engine watches for: the batch holding it is the faulty one. For a wrong COMMIT the
+     * trigger goes with a transaction that must conflict (it read a key written after its read version), so that the
+     * faulty batch holds a CONFLICT for the engine to turn into a COMMIT; guarded mode must send the skip list's
+     * answer, and the client sees not_committed.
+     */
     private static void writeTrigger(Database db, String fault) {
-        db.run(tr -> {
-            tr.set((TRIGGER + fault).getBytes(StandardCharsets.UTF_8), new byte[] {1});
-            return null;
-        });
+        byte[] trigger = (TRIGGER + fault).getBytes(StandardCharsets.UTF_8);
+        if (!fault.equals("wrong-commit")) {
+            db.run(tr -> {
+                tr.set(trigger, new byte[] {1});
+                return null;
+            });
+            return;
+        }
+        byte[] probe = "fault-probe".getBytes(StandardCharsets.UTF_8);
+        try (var tr = db.createTransaction()) {
+            tr.get(probe).join();
+            db.run(other -> {
+                other.set(probe, new byte[] {2});
+                return null;
+            });
+            tr.set(trigger, new byte[] {1});
+            try {
+                tr.commit().join();
+                throw new AssertionError("a transaction that read a key written after its read version committed: the wrong COMMIT was sent");
+            } catch (RuntimeException e) {
+                Throwable cause = e.getCause() != null ? e.getCause() : e;
+                assertTrue(cause instanceof com.apple.foundationdb.FDBException f && f.getCode() == NOT_COMMITTED,
+                        "the skip list's CONFLICT reached the client: " + cause);
+            }
+        }
     }
 
     private static void awaitTransfers(BankWorkload bank, CompletableFuture<Result> running, long transfers) throws Exception {
