@@ -393,21 +393,9 @@ final class PartitionedApply implements BatchWorkers.Task {
     // ---- the second phase of the splits: their pointers in the parents, bottom-up, one rewrite per node ----
 
     /** Children to add at the level being registered: node, the slot they follow, separator, child, its max. */
-    private int adds;
-    private int[] addNode = new int[64];
-    private int[] addAfter = new int[64];
-    private long[] addKey = new long[64];
-    private int[] addRef = new int[64];
-    private int[] addChild = new int[64];
-    private int[] addMax = new int[64];
+    private PendingAdds level = new PendingAdds(64);
     /** The same for the level above, filled while a level is registered. */
-    private int nextAdds;
-    private int[] nextNode = new int[16];
-    private int[] nextAfter = new int[16];
-    private long[] nextKey = new long[16];
-    private int[] nextRef = new int[16];
-    private int[] nextChild = new int[16];
-    private int[] nextMax = new int[16];
+    private PendingAdds above = new PendingAdds(16);
     /** A node's slots with its new children merged in. */
     private long[] mergedKey = new long[64];
     private int[] mergedRef = new int[64];
@@ -422,22 +410,22 @@ final class PartitionedApply implements BatchWorkers.Task {
      */
     private void installSplits() {
         NodeStore s = store;
-        adds = 0;
+        level.count = 0;
         for (int p = 0; p < partCount; p++) {
             PartitionWriter pw = parts[p];
             for (int i = 0; i < pw.installs; i++) {
                 int right = pw.installRight[i];
-                add(pw.installParent[i], pw.installAfter[i], pw.installKey[i], pw.installRef[i], right, s.leafMax(right));
+                level.add(pw.installParent[i], pw.installAfter[i], pw.installKey[i], pw.installRef[i], right, s.leafMax(right));
                 splitsInstalled++;
             }
         }
         boolean leavesBelow = true;
-        while (adds > 0) {
-            nextAdds = 0;
-            for (int i = 0; i < adds; ) {
-                int node = addNode[i];
+        while (level.count > 0) {
+            above.count = 0;
+            for (int i = 0; i < level.count; ) {
+                int node = level.node[i];
                 int j = i + 1;
-                while (j < adds && addNode[j] == node) {
+                while (j < level.count && level.node[j] == node) {
                     j++;
                 }
                 rewrite(node, i, j, leavesBelow);
@@ -448,53 +436,11 @@ final class PartitionedApply implements BatchWorkers.Task {
         }
     }
 
-    private void add(int node, int after, long key, int ref, int child, int max) {
-        if (adds == addNode.length) {
-            int n = adds * 2;
-            addNode = Arrays.copyOf(addNode, n);
-            addAfter = Arrays.copyOf(addAfter, n);
-            addKey = Arrays.copyOf(addKey, n);
-            addRef = Arrays.copyOf(addRef, n);
-            addChild = Arrays.copyOf(addChild, n);
-            addMax = Arrays.copyOf(addMax, n);
-        }
-        addNode[adds] = node;
-        addAfter[adds] = after;
-        addKey[adds] = key;
-        addRef[adds] = ref;
-        addChild[adds] = child;
-        addMax[adds] = max;
-        adds++;
-    }
-
-    private void addAbove(int node, int after, long key, int ref, int child, int max) {
-        if (nextAdds == nextNode.length) {
-            int n = nextAdds * 2;
-            nextNode = Arrays.copyOf(nextNode, n);
-            nextAfter = Arrays.copyOf(nextAfter, n);
-            nextKey = Arrays.copyOf(nextKey, n);
-            nextRef = Arrays.copyOf(nextRef, n);
-            nextChild = Arrays.copyOf(nextChild, n);
-            nextMax = Arrays.copyOf(nextMax, n);
-        }
-        nextNode[nextAdds] = node;
-        nextAfter[nextAdds] = after;
-        nextKey[nextAdds] = key;
-        nextRef[nextAdds] = ref;
-        nextChild[nextAdds] = child;
-        nextMax[nextAdds] = max;
-        nextAdds++;
-    }
-
     private void swapLevels() {
-        int[] t = addNode; addNode = nextNode; nextNode = t;
-        t = addAfter; addAfter = nextAfter; nextAfter = t;
-        long[] tk = addKey; addKey = nextKey; nextKey = tk;
-        t = addRef; addRef = nextRef; nextRef = t;
-        t = addChild; addChild = nextChild; nextChild = t;
-        t = addMax; addMax = nextMax; nextMax = t;
-        adds = nextAdds;
-        nextAdds = 0;
+        PendingAdds t = level;
+        level = above;
+        above = t;
+        above.count = 0;
     }
 
     /**
@@ -522,21 +468,21 @@ final class PartitionedApply implements BatchWorkers.Task {
             mergedRef[o] = s.iRef[c][base + i];
             mergedChild[o] = s.iChild[c][base + i];
             mergedMax[o] = s.iMax[c][base + i];
-            if (a < to && addAfter[a] == i && leavesBelow) {
+            if (a < to && level.after[a] == i && leavesBelow) {
                 mergedMax[o] = s.leafMax(mergedChild[o]);
             }
             o++;
-            while (a < to && addAfter[a] == i) {
-                mergedKey[o] = addKey[a];
-                mergedRef[o] = addRef[a];
-                mergedChild[o] = addChild[a];
-                mergedMax[o] = addMax[a];
+            while (a < to && level.after[a] == i) {
+                mergedKey[o] = level.key[a];
+                mergedRef[o] = level.ref[a];
+                mergedChild[o] = level.child[a];
+                mergedMax[o] = level.max[a];
                 o++;
                 a++;
             }
         }
         if (a != to) {
-            throw new IllegalStateException("a split follows slot " + addAfter[a] + " of a node of " + count + " children");
+            throw new IllegalStateException("a split follows slot " + level.after[a] + " of a node of " + count + " children");
         }
         if (total <= cap) {
             writeSlots(node, 0, total);
@@ -555,9 +501,9 @@ final class PartitionedApply implements BatchWorkers.Task {
             parent = r;
             slotInParent = 0;
         } else {
-            long key = addKey[from];
-            scratch = layout.fit(scratch, addRef[from]);
-            int len = layout.materialize(key, addRef[from], scratch);
+            long key = level.key[from];
+            scratch = layout.fit(scratch, level.ref[from]);
+            int len = layout.materialize(key, level.ref[from], scratch);
             parent = parentOf(node, key, scratch, len);
             slotInParent = search.childSlot(parent, key, scratch, 0, len);
         }
@@ -573,7 +519,7 @@ final class PartitionedApply implements BatchWorkers.Task {
             }
             writeSlots(target, start, end);
             if (q > 0) {
-                addAbove(parent, slotInParent, upKey, upRef, target, s.maxOfInner(target));
+                above.add(parent, slotInParent, upKey, upRef, target, s.maxOfInner(target));
             }
             start = end;
         }
@@ -616,5 +562,47 @@ final class PartitionedApply implements BatchWorkers.Task {
             t += p.sink();
         }
         return t;
+    }
+
+    /**
+     * Children waiting to be added to inner nodes of one level, in parallel arrays (no object per add): the level
+     * being registered and the one above it swap once a level is done.
+     */
+    private static final class PendingAdds {
+        int count;
+        int[] node;
+        int[] after;
+        long[] key;
+        int[] ref;
+        int[] child;
+        int[] max;
+
+        PendingAdds(int capacity) {
+            node = new int[capacity];
+            after = new int[capacity];
+            key = new long[capacity];
+            ref = new int[capacity];
+            child = new int[capacity];
+            max = new int[capacity];
+        }
+
+        void add(int node, int after, long key, int ref, int child, int max) {
+            if (count == this.node.length) {
+                int n = count * 2;
+                this.node = Arrays.copyOf(this.node, n);
+                this.after = Arrays.copyOf(this.after, n);
+                this.key = Arrays.copyOf(this.key, n);
+                this.ref = Arrays.copyOf(this.ref, n);
+                this.child = Arrays.copyOf(this.child, n);
+                this.max = Arrays.copyOf(this.max, n);
+            }
+            this.node[count] = node;
+            this.after[count] = after;
+            this.key[count] = key;
+            this.ref[count] = ref;
+            this.child[count] = child;
+            this.max[count] = max;
+            count++;
+        }
     }
 }
