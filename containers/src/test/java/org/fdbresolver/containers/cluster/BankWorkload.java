@@ -46,8 +46,6 @@ import org.HdrHistogram.Histogram;
  * Latencies: the {@code commit()} call that succeeded, and the whole transfer with its retries.
  */
 final class BankWorkload {
-    static final int NOT_COMMITTED = 1020;
-    static final int COMMIT_UNKNOWN_RESULT = 1021;
     private static final long MAX_LATENCY_MICROS = TimeUnit.MINUTES.toMicros(10);
 
     /** The workload's shape. */
@@ -68,7 +66,7 @@ final class BankWorkload {
             Throwable failure) {
 
         long conflicts() {
-            return errors.getOrDefault(NOT_COMMITTED, 0L);
+            return errors.getOrDefault(FdbErrors.NOT_COMMITTED, 0L);
         }
 
         long retries() {
@@ -247,7 +245,7 @@ final class BankWorkload {
                 } catch (CompletionException | FDBException e) {
                     FDBException error = fdbError(e);
                     outcome.errors.merge(error.getCode(), 1L, Long::sum);
-                    if (error.getCode() == COMMIT_UNKNOWN_RESULT) {
+                    if (error.getCode() == FdbErrors.COMMIT_UNKNOWN_RESULT) {
                         maybeCommitted = true;
                     }
                     tr = tr.onError(error).join(); // throws when the error is not retryable
@@ -261,11 +259,11 @@ final class BankWorkload {
     }
 
     private static FDBException fdbError(RuntimeException e) {
-        Throwable t = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-        if (t instanceof FDBException f) {
-            return f;
+        FDBException f = FdbErrors.of(e);
+        if (f == null) {
+            throw e;
         }
-        throw e;
+        return f;
     }
 
     /** Reads every balance and transfer record and checks them against each other and the clients' counts. */

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.apple.foundationdb.Database;
-import com.apple.foundationdb.FDBException;
 import com.apple.foundationdb.Transaction;
 import java.awt.Color;
 import java.io.IOException;
@@ -55,8 +54,6 @@ class LongTransactionIT {
     private static final int QUIET_PER_DURATION = 4;
     private static final int CONTENDED_PER_DURATION = 2;
     private static final int HOT_KEYS = 64;
-    private static final int TRANSACTION_TOO_OLD = 1007;
-    private static final int NOT_COMMITTED = 1020;
     private static final Path OUT = Path.of("target", "long-transactions").toAbsolutePath();
     private static final Map<String, List<double[]>> SERIES = new ConcurrentHashMap<>();
 
@@ -254,11 +251,8 @@ class LongTransactionIT {
             Thread.currentThread().interrupt();
             return 3;
         } catch (RuntimeException e) {
-            Throwable cause = e.getCause() != null ? e.getCause() : e;
-            if (cause instanceof FDBException f) {
-                return f.getCode() == NOT_COMMITTED ? 1 : f.getCode() == TRANSACTION_TOO_OLD ? 2 : 3;
-            }
-            return 3;
+            int code = FdbErrors.code(e);
+            return code == FdbErrors.NOT_COMMITTED ? 1 : code == FdbErrors.TRANSACTION_TOO_OLD ? 2 : 3;
         }
     }
 

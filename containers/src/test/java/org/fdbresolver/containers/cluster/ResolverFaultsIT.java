@@ -42,8 +42,6 @@ class ResolverFaultsIT {
     private static final Duration WORKLOAD_TIMEOUT = Duration.ofMinutes(10);
     private static final Duration EVENT_WAIT = Duration.ofSeconds(60);
     private static final String TRIGGER = "fault!";
-    private static final int TRANSACTION_TOO_OLD = 1007;
-    private static final int NOT_COMMITTED = 1020;
 
     private FdbBuild build;
     private Path testClasses;
@@ -141,7 +139,7 @@ class ResolverFaultsIT {
             double notBefore = fallbacks.isEmpty() ? workloadEnd : Math.max(workloadEnd, fallbacks.getLast().time());
             TraceLog.Event metrics = cluster.awaitTrace(resolver.container(), e -> e.type().equals("ResolverMetrics")
                     && e.id().equals(resolver.id()) && e.time() > notBefore, EVENT_WAIT, "ResolverMetrics after the workload");
-            long tooOld = result.errors().getOrDefault(TRANSACTION_TOO_OLD, 0L);
+            long tooOld = result.errors().getOrDefault(FdbErrors.TRANSACTION_TOO_OLD, 0L);
             double stall = progress.longestStallAround(faultAt);
             System.out.printf(Locale.ROOT, "fault-row | %s | cluster (bank, 16 clients) | mode=%s | fallbacks %d: %s | recoveries %d"
                     + " | longest stall of transfers around the fault %.2f s | aborted: %d too old, %d conflicts, retries %s"
@@ -218,8 +216,7 @@ class ResolverFaultsIT {
                         } catch (InterruptedException e) {
                             return;
                         } catch (RuntimeException e) {
-                            Throwable cause = e.getCause() != null ? e.getCause() : e;
-                            if (cause instanceof com.apple.foundationdb.FDBException f && f.getCode() == TRANSACTION_TOO_OLD) {
+                            if (FdbErrors.code(e) == FdbErrors.TRANSACTION_TOO_OLD) {
                                 slowTooOld.incrementAndGet();
                             }
                         }
@@ -286,9 +283,7 @@ class ResolverFaultsIT {
                 tr.commit().join();
                 throw new AssertionError("a transaction that read a key written after its read version committed: the wrong COMMIT was sent");
             } catch (RuntimeException e) {
-                Throwable cause = e.getCause() != null ? e.getCause() : e;
-                assertTrue(cause instanceof com.apple.foundationdb.FDBException f && f.getCode() == NOT_COMMITTED,
-                        "the skip list's CONFLICT reached the client: " + cause);
+                assertEquals(FdbErrors.NOT_COMMITTED, FdbErrors.code(e), () -> "the skip list's CONFLICT reached the client: " + e);
             }
         }
     }
