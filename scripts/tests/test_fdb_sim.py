@@ -400,9 +400,12 @@ class InvocationTest(unittest.TestCase):
         # A new seed runs only what is new; a changed test file redoes its runs.
         self.fdb_sim("--tests", "tests/fast/Good.toml", "--seeds", "4")
         self.assertEqual(len(self.calls_made()), 8)
+        # "7," is seed 7 alone (a count of 7 would add seeds 5 and 6 too).
+        self.assertEqual(self.fdb_sim("--tests", "tests/fast/Good.toml", "--seeds", "7,").returncode, 0)
+        self.assertEqual(len(self.calls_made()), 10)
         self.write_test("Good.toml", "sleep=0")
         self.fdb_sim("--tests", "tests/fast/Good.toml", "--seeds", "1")
-        self.assertEqual(len(self.calls_made()), 10)
+        self.assertEqual(len(self.calls_made()), 12)
 
     def test_knobs_in_the_test_file(self):
         self.write_test("Good.toml")
