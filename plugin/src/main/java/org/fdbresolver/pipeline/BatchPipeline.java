@@ -90,7 +90,16 @@ public final class BatchPipeline {
     }
 
     /**
-     * Lets the sort use {@code workers}' threads for batches of at least {@code 2 * endpointsPerSlice} endpoints:
+     * The sort goes across threads only from this many times {@code 2 * endpointsPerSlice} endpoints: on two free
+     * cores it was slower than the serial sort on all six benchmark workloads (batches of up to 4,000 transactions,
+     * docs/tree.md, "Measured again on a quiet machine"), its scatter, range sorts and rank pass costing more than
+     * the second core gives back.
+     */
+    static final int SORT_SLICE_FACTOR = 64;
+
+    /**
+     * Lets the sort use {@code workers}' threads for batches of at least {@code 2 * SORT_SLICE_FACTOR *
+     * endpointsPerSlice} endpoints:
      * the endpoints are added in slices of transactions and sorted in slices and ranges ({@link EndpointSorter}),
      * into the same ids, order and ranks as on one thread.
      */
@@ -148,9 +157,9 @@ public final class BatchPipeline {
         // ---- sort the endpoints of the transactions not too old (and of uncertain writers' writes) ----
         ensureRanges(batch.readCount(), batch.writeCount());
         long endpointBound = 2L * (batch.readCount() + batch.writeCount());
-        if (workers != null && endpointBound >= 2L * endpointsPerSlice) {
+        if (workers != null && endpointBound >= 2L * SORT_SLICE_FACTOR * endpointsPerSlice) {
             sortSlices.sort(batch, n, keys, (int) Math.min(BatchWorkers.MAX_PARTS_PER_THREAD * workers.threads(),
-                    endpointBound / endpointsPerSlice));
+                    endpointBound / ((long) SORT_SLICE_FACTOR * endpointsPerSlice)));
         } else {
             sorter.reset(keys);
             for (int t = 0; t < n; t++) {
