@@ -37,7 +37,7 @@ class FuzzerFindsPlantedBugTest {
                 FuzzShapes.choose(null, false), true, 3_600_000_000_000L, dir, "FuzzerFindsPlantedBugTest");
         Fuzzer.Result r;
         try (Oracle oracle = FuzzOracles.open()) {
-            r = new Fuzzer(FuzzOracles.unregistered(PlantedBugEngine.NAME, PlantedBugEngine::new), oracle).run(settings, null);
+            r = new Fuzzer(FuzzOracles.unregistered(PlantedBugEngine.NAME, PlantedBugEngine::create), oracle).run(settings, null);
         }
         Fuzzer.Found found = r.found();
         assertNotNull(found, "the fuzzer missed the planted bug in " + r.transactions() + " transactions");
@@ -53,7 +53,7 @@ class FuzzerFindsPlantedBugTest {
         // The written trace still shows the bug on its own: the planted engine and the reference decide it differently.
         Path trace = found.files().trace();
         assertNotEquals(decisionHash(trace, ConflictSet.wrap(ConflictSetConfig.builder().engine(PlantedBugEngine.NAME).build(),
-                new PlantedBugEngine())), decisionHash(trace, ConflictSet.open(ConflictSetConfig.builder().engine("reference").build())));
+                PlantedBugEngine.create())), decisionHash(trace, ConflictSet.open(ConflictSetConfig.builder().engine("reference").build())));
         String listing = Files.readString(found.files().listing());
         long marked = listing.lines().filter(line -> line.endsWith("<-- differs")).count();
         assertEquals(1, marked, "exactly one differing transaction is marked:\n" + listing);

@@ -1,275 +1,125 @@
 package org.fdbresolver.conformance;
 
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
-import java.util.Map;
-import java.util.NavigableMap;
-import java.util.TreeMap;
-import org.fdbresolver.api.BatchResult;
-import org.fdbresolver.api.ConflictBatch;
-import org.fdbresolver.api.Decision;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.function.Supplier;
+import javax.tools.JavaCompiler;
+import javax.tools.ToolProvider;
 import org.fdbresolver.engine.ConflictEngine;
 
 /**
- * A planted bug for the fuzzer to find (FuzzerFindsPlantedBugTest): a copy of the reference engine
- * (org.fdbresolver.reference.ReferenceEngine) with one comparison wrong. In {@link #overlapsAny}, which checks a
- * read against the earlier committed writes of its batch, a write {@code [a, b)} is taken to overlap a read that
- * begins exactly at {@code b} ({@code >= 0} where the original has {@code > 0}): half-open ranges that only touch
- * conflict within a batch. Everything else is the reference engine, line for line. Test-only and not registered,
- * so no other test picks it up.
+ * A planted bug for the fuzzer to find (FuzzerFindsPlantedBugTest): the reference engine with one comparison
+ * wrong. In its {@code overlapsAny}, which checks a read against the earlier committed writes of its batch, a write
+ * {@code [a, b)} is taken to overlap a read that begins exactly at {@code b} ({@code >= 0} where the original has
+ * {@code > 0}): half-open ranges that only touch conflict within a batch.
+ *
+ * <p>The engine is made from the reference engine's own source (plugin's {@code ReferenceEngine.java}) with that
+ * one change, compiled when first asked for, rather than kept as a copy: so it stays the reference engine line
+ * for line as that one changes, and the change fails loudly when the line it replaces is no longer there. It is
+ * test-only and not registered, so no other test picks it up.
  */
-final class PlantedBugEngine implements ConflictEngine {
+final class PlantedBugEngine {
     static final String NAME = "planted-bug";
 
-    /** Disjoint history intervals by begin key: {@code [begin, end)} last written at {@code version}. */
-    private final TreeMap<Key, Interval> history = new TreeMap<>();
-    /** Interval begins by the version they were written at, so expired intervals are found without a scan. */
-    private final TreeMap<Long, List<Key>> beginsByVersion = new TreeMap<>();
-    private long oldestVersion;
-    private long historyBytes;
+    private static final String SOURCE = "plugin/src/main/java/org/fdbresolver/reference/ReferenceEngine.java";
+    private static final String PACKAGE = "org.fdbresolver.conformance.planted";
+    /** The comparison the bug changes: the first test of {@code overlapsAny}. */
+    private static final String ORIGINAL = "        Map.Entry<Key, Key> floor = union.floorEntry(begin);\n"
+            + "        if (floor != null && floor.getValue().compareTo(begin) > 0) {\n"
+            + "            return true;";
+    private static final String PLANTED = "        Map.Entry<Key, Key> floor = union.floorEntry(begin);\n"
+            + "        if (floor != null && floor.getValue().compareTo(begin) >= 0) { // the planted bug: > 0 in the reference engine\n"
+            + "            return true;";
 
-    @Override
-    public String name() {
-        return NAME;
+    private static Supplier<ConflictEngine> factory;
+
+    private PlantedBugEngine() {
     }
 
-    @Override
-    public void detectConflicts(ConflictBatch batch, long now, long newOldestVersion, BatchResult out) {
-        int n = batch.transactionCount();
-        out.reset(n);
-        long oldest = Math.max(newOldestVersion, oldestVersion);
-        byte[] keys = batch.keys();
+    /** A new planted-bug engine (the first call compiles it). */
+    static ConflictEngine create() {
+        return factory().get();
+    }
 
-        // Rules 1 and 2: too old, then reads against history (every read, for reporting).
-        List<List<Integer>> historyConflicts = new ArrayList<>(n);
-        for (int t = 0; t < n; t++) {
-            List<Integer> conflicting = new ArrayList<>();
-            historyConflicts.add(conflicting);
-            int firstRead = batch.readStart(t);
-            int readCount = batch.readEnd(t) - firstRead;
-            long snapshot = batch.readSnapshot(t);
-            if (readCount > 0 && snapshot < oldest) {
-                out.setDecision(t, Decision.TOO_OLD_CODE);
-                continue;
+    private static synchronized Supplier<ConflictEngine> factory() {
+        if (factory == null) {
+            factory = compile();
+        }
+        return factory;
+    }
+
+    /** The mutant's source: the reference engine's, in a package of its own, with the one comparison changed. */
+    static String mutantSource(String reference) {
+        int at = reference.indexOf(ORIGINAL);
+        if (at < 0 || reference.indexOf(ORIGINAL, at + 1) >= 0) {
+            throw new IllegalStateException(SOURCE + " no longer holds the comparison the planted bug changes exactly once:\n"
+                    + ORIGINAL);
+        }
+        String s = reference.substring(0, at) + PLANTED + reference.substring(at + ORIGINAL.length());
+        return replaceOnce(replaceOnce(replaceOnce(s, "package org.fdbresolver.reference;", "package " + PACKAGE + ";"),
+                "public final class ReferenceEngine ", "public final class PlantedBugEngine "),
+                "NAME = \"" + "reference" + "\";", "NAME = \"" + NAME + "\";");
+    }
+
+    private static String replaceOnce(String s, String what, String with) {
+        int at = s.indexOf(what);
+        if (at < 0) {
+            throw new IllegalStateException(SOURCE + " no longer holds: " + what);
+        }
+        return s.substring(0, at) + with + s.substring(at + what.length());
+    }
+
+    private static Supplier<ConflictEngine> compile() {
+        try {
+            String source = mutantSource(Files.readString(repoRoot().resolve(SOURCE)));
+            Path dir = Files.createTempDirectory("planted-bug");
+            Path file = dir.resolve("src").resolve(PACKAGE.replace('.', '/')).resolve("PlantedBugEngine.java");
+            Files.createDirectories(file.getParent());
+            Files.writeString(file, source, StandardCharsets.UTF_8);
+            Path classes = Files.createDirectories(dir.resolve("classes"));
+            JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+            int rc = javac.run(null, null, null, "-d", classes.toString(), "-cp", classPath(), "-proc:none", file.toString());
+            if (rc != 0) {
+                throw new IllegalStateException("the planted-bug engine did not compile (javac exit " + rc + ")");
             }
-            for (int i = 0; i < readCount; i++) {
-                int r = firstRead + i;
-                Key begin = Key.copy(keys, batch.readBeginOffset(r), batch.readBeginLength(r));
-                Key end = Key.copy(keys, batch.readEndOffset(r), batch.readEndLength(r));
-                if (readConflictsWithHistory(begin, end, snapshot)) {
-                    conflicting.add(i);
+            ClassLoader loader = new URLClassLoader(new URL[] {classes.toUri().toURL()}, ConflictEngine.class.getClassLoader());
+            var constructor = loader.loadClass(PACKAGE + ".PlantedBugEngine").asSubclass(ConflictEngine.class).getConstructor();
+            return () -> {
+                try {
+                    return constructor.newInstance();
+                } catch (ReflectiveOperationException e) {
+                    throw new IllegalStateException(e);
                 }
-            }
-            if (!conflicting.isEmpty()) {
-                out.setDecision(t, Decision.CONFLICT_CODE);
-            }
+            };
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
         }
-
-        // Rule 3: intra-batch, in trace order, against writes of earlier committed transactions.
-        TreeMap<Key, Key> batchWrites = new TreeMap<>();
-        int[] firstIntraBatchHit = new int[n];
-        Arrays.fill(firstIntraBatchHit, -1);
-        for (int t = 0; t < n; t++) {
-            if (out.decisionCode(t) != Decision.COMMIT_CODE) {
-                continue;
-            }
-            int firstRead = batch.readStart(t);
-            for (int r = firstRead; r < batch.readEnd(t); r++) {
-                Key begin = Key.copy(keys, batch.readBeginOffset(r), batch.readBeginLength(r));
-                Key end = Key.copy(keys, batch.readEndOffset(r), batch.readEndLength(r));
-                if (begin.compareTo(end) < 0 && overlapsAny(batchWrites, begin, end)) {
-                    firstIntraBatchHit[t] = r - firstRead;
-                    break;
-                }
-            }
-            if (firstIntraBatchHit[t] >= 0) {
-                out.setDecision(t, Decision.CONFLICT_CODE);
-                continue;
-            }
-            for (int w = batch.writeStart(t); w < batch.writeEnd(t); w++) {
-                Key begin = Key.copy(keys, batch.writeBeginOffset(w), batch.writeBeginLength(w));
-                Key end = Key.copy(keys, batch.writeEndOffset(w), batch.writeEndLength(w));
-                if (begin.compareTo(end) < 0) {
-                    addToUnion(batchWrites, begin, end);
-                }
-            }
-        }
-
-        // Conflicting read ranges, for transactions that asked and conflicted.
-        for (int t = 0; t < n; t++) {
-            if (!batch.reportConflictingKeys(t) || out.decisionCode(t) != Decision.CONFLICT_CODE) {
-                continue;
-            }
-            out.beginConflictingReads(t);
-            if (!historyConflicts.get(t).isEmpty()) {
-                for (int i : historyConflicts.get(t)) {
-                    out.addConflictingRead(i);
-                }
-            } else {
-                out.addConflictingRead(firstIntraBatchHit[t]);
-            }
-        }
-
-        // Rule 4: committed writes enter the history at `now`, after every decision.
-        for (int t = 0; t < n; t++) {
-            if (out.decisionCode(t) != Decision.COMMIT_CODE) {
-                continue;
-            }
-            for (int w = batch.writeStart(t); w < batch.writeEnd(t); w++) {
-                Key begin = Key.copy(keys, batch.writeBeginOffset(w), batch.writeBeginLength(w));
-                Key end = Key.copy(keys, batch.writeEndOffset(w), batch.writeEndLength(w));
-                if (begin.compareTo(end) < 0) {
-                    write(begin, end, now);
-                }
-            }
-        }
-
-        // Rule 5: history older than the oldest version can never conflict again.
-        oldestVersion = oldest;
-        removeBefore(oldest);
     }
 
-    /** A read conflicts when a history interval written after the snapshot overlaps it (docs/formats.md, rule 2). */
-    private boolean readConflictsWithHistory(Key begin, Key end, long snapshot) {
-        int cmp = begin.compareTo(end);
-        if (cmp == 0) {
-            // Empty read [k, k): FoundationDB checks the version just below k, i.e. an interval with
-            // begin < k <= end.
-            Map.Entry<Key, Interval> below = history.lowerEntry(begin);
-            return below != null && below.getValue().end.compareTo(begin) >= 0 && below.getValue().version > snapshot;
+    /** Where the engine API's classes are (the plugin's jar or classes folder), for javac. */
+    private static String classPath() {
+        try {
+            return Path.of(ConflictEngine.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+        } catch (java.net.URISyntaxException e) {
+            throw new IllegalStateException(e);
         }
-        Map.Entry<Key, Interval> first = history.floorEntry(begin);
-        if (first != null && first.getValue().end.compareTo(begin) > 0 && first.getValue().version > snapshot) {
-            return true;
-        }
-        for (Interval i : history.subMap(begin, false, end, false).values()) {
-            if (i.version > snapshot) {
-                return true;
+    }
+
+    /** The repository: the first folder up from here that holds the reference engine's source. */
+    private static Path repoRoot() {
+        for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
+            if (Files.isRegularFile(p.resolve(SOURCE))) {
+                return p;
             }
         }
-        return false;
-    }
-
-    private static boolean overlapsAny(TreeMap<Key, Key> union, Key begin, Key end) {
-        Map.Entry<Key, Key> floor = union.floorEntry(begin);
-        if (floor != null && floor.getValue().compareTo(begin) >= 0) { // the planted bug: > 0 in the reference engine
-            return true;
-        }
-        Key next = union.higherKey(begin);
-        return next != null && next.compareTo(end) < 0;
-    }
-
-    /** Adds [begin, end) to a union of disjoint ranges, merging what it touches. */
-    private static void addToUnion(TreeMap<Key, Key> union, Key begin, Key end) {
-        Map.Entry<Key, Key> floor = union.floorEntry(begin);
-        if (floor != null && floor.getValue().compareTo(begin) >= 0) {
-            begin = floor.getKey();
-            if (floor.getValue().compareTo(end) > 0) {
-                end = floor.getValue();
-            }
-        }
-        NavigableMap<Key, Key> covered = union.subMap(begin, true, end, true);
-        for (Key e : covered.values()) {
-            if (e.compareTo(end) > 0) {
-                end = e;
-            }
-        }
-        covered.clear();
-        union.put(begin, end);
-    }
-
-    /** Overwrites [begin, end) with {@code version}, keeping the outer fragments of what it partly covers. */
-    private void write(Key begin, Key end, long version) {
-        Map.Entry<Key, Interval> left = history.lowerEntry(begin);
-        if (left != null && left.getValue().end.compareTo(begin) > 0) {
-            Interval cut = left.getValue();
-            putInterval(left.getKey(), begin, cut.version);
-            if (cut.end.compareTo(end) > 0) {
-                putInterval(end, cut.end, cut.version);
-            }
-        }
-        NavigableMap<Key, Interval> inside = history.subMap(begin, true, end, false);
-        Map.Entry<Key, Interval> last = inside.lastEntry();
-        if (last != null && last.getValue().end.compareTo(end) > 0) {
-            putInterval(end, last.getValue().end, last.getValue().version);
-        }
-        for (Map.Entry<Key, Interval> e : inside.entrySet()) {
-            historyBytes -= bytesOf(e.getKey(), e.getValue());
-        }
-        inside.clear();
-        putInterval(begin, end, version);
-    }
-
-    private void putInterval(Key begin, Key end, long version) {
-        Interval old = history.put(begin, new Interval(end, version));
-        if (old != null) {
-            historyBytes -= bytesOf(begin, old);
-        }
-        historyBytes += bytesOf(begin, history.get(begin));
-        beginsByVersion.computeIfAbsent(version, v -> new ArrayList<>()).add(begin);
-    }
-
-    private void removeBefore(long oldest) {
-        NavigableMap<Long, List<Key>> expired = beginsByVersion.headMap(oldest, false);
-        for (Map.Entry<Long, List<Key>> e : expired.entrySet()) {
-            for (Key begin : e.getValue()) {
-                Interval i = history.get(begin);
-                if (i != null && i.version == e.getKey()) {
-                    history.remove(begin);
-                    historyBytes -= bytesOf(begin, i);
-                }
-            }
-        }
-        expired.clear();
-    }
-
-    /** Payload bytes of one interval: both keys and the version (JVM object overhead not counted). */
-    private static long bytesOf(Key begin, Interval i) {
-        return begin.bytes.length + i.end.bytes.length + Long.BYTES;
-    }
-
-    @Override
-    public void clear(long version) {
-        history.clear();
-        beginsByVersion.clear();
-        historyBytes = 0;
-        oldestVersion = Math.max(oldestVersion, version);
-    }
-
-    /** Key and version payload of the retained intervals; the reference engine has no budget. */
-    @Override
-    public long historyBytes() {
-        return historyBytes;
-    }
-
-    @Override
-    public long retainedVersion() {
-        return oldestVersion;
-    }
-
-    private record Interval(Key end, long version) {
-    }
-
-    /** A key ordered as unsigned bytes. */
-    private record Key(byte[] bytes) implements Comparable<Key> {
-        static Key copy(byte[] src, int off, int len) {
-            return new Key(Arrays.copyOfRange(src, off, off + len));
-        }
-
-        @Override
-        public int compareTo(Key o) {
-            return Arrays.compareUnsigned(bytes, o.bytes);
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Key k && Arrays.equals(bytes, k.bytes);
-        }
-
-        @Override
-        public int hashCode() {
-            return Arrays.hashCode(bytes);
-        }
+        throw new IllegalStateException("no " + SOURCE + " above " + Path.of("").toAbsolutePath()
+                + ": the planted-bug engine is made from the repository's source");
     }
 }
