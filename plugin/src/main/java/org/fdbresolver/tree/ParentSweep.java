@@ -320,9 +320,7 @@ final class ParentSweep implements BatchWorkers.Task {
     }
 
     /** One group's sweep of its parents and what it leaves for {@link #finish}. */
-    private final class Group {
-        boolean known;
-        int prev;
+    private final class Group extends LeafCompaction {
         /** The sweeper's measure of what this group swept: entries left after compaction, plus one per leaf. */
         long work;
         int gone;
@@ -369,44 +367,7 @@ final class ParentSweep implements BatchWorkers.Task {
 
         /** As the sweeper's compaction, with this group's predecessor and its releases logged. */
         private int compactLeaf(int leaf) {
-            NodeStore s = store;
-            int c = leaf >>> CHUNK_SHIFT;
-            int base = (leaf & CHUNK_MASK) * s.leafCap;
-            int[] hdr = s.lHdr[c];
-            int h = (leaf & CHUNK_MASK) * LEAF_HEADER_INTS;
-            int n = hdr[h + H_COUNT];
-            long[] lk = s.lKey[c];
-            int[] lv = s.lVer[c];
-            int[] lr = s.lRef[c];
-            int expired = versions.expiredBelow;
-            boolean k = known;
-            int p = prev;
-            int out = 0;
-            int max = GAP;
-            for (int j = 0; j < n; j++) {
-                int v = lv[base + j];
-                if (v < expired) {
-                    v = GAP;
-                }
-                if (k && v == p) {
-                    release(lr[base + j]);
-                    continue;
-                }
-                lk[base + out] = lk[base + j];
-                lv[base + out] = v;
-                lr[base + out] = lr[base + j];
-                out++;
-                k = true;
-                p = v;
-                if (v > max) {
-                    max = v;
-                }
-            }
-            known = k;
-            prev = p;
-            hdr[h + H_COUNT] = out;
-            hdr[h + H_MAX] = max;
-            return out;
+            return compact(store, leaf, versions.expiredBelow);
         }
 
         /** {@link NodeStore#removeInnerSlot} with the separators' releases logged. */
@@ -437,7 +398,8 @@ final class ParentSweep implements BatchWorkers.Task {
             goneLeaf[gone++] = leaf;
         }
 
-        private void release(int ref) {
+        @Override
+        void release(int ref) {
             if (ref >= 0) {
                 if (releases == released.length) {
                     released = Arrays.copyOf(released, releases * 2);

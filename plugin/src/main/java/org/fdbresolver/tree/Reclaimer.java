@@ -28,8 +28,13 @@ final class Reclaimer {
     // sweeper state during one call
     private long sweepWork;
     private boolean sweepStopped;
-    private boolean sweepPrevKnown;
-    private int sweepPrevVer;
+    /** The sweep's compaction of leaves, its predecessor carried across them; releases at once. */
+    private final LeafCompaction sweepLeaves = new LeafCompaction() {
+        @Override
+        void release(int ref) {
+            store.releaseRef(ref);
+        }
+    };
 
     Reclaimer(NodeStore store, KeyLayout layout, TreeSearch search, VersionWindow versions) {
         this.store = store;
@@ -49,8 +54,8 @@ final class Reclaimer {
         sweepWork = work;
         sweepStopped = false;
         boolean seek = cursorLen >= 0;
-        sweepPrevKnown = !seek;
-        sweepPrevVer = GAP;
+        sweepLeaves.known = !seek;
+        sweepLeaves.prev = GAP;
         if (s.height == 0) {
             compactLeaf(s.root);
             cursorLen = -1;
@@ -158,49 +163,9 @@ final class Reclaimer {
         }
     }
 
-    /**
-     * Drops expired and redundant entries of {@code leaf} (an entry equal to its predecessor's version,
-     * expired meaning GAP) and recomputes its max version; returns the new count.
-     */
+    /** Drops expired and redundant entries of {@code leaf} and recomputes its max version; returns the new count. */
     private int compactLeaf(int leaf) {
-        NodeStore s = store;
-        int c = leaf >>> CHUNK_SHIFT;
-        int base = (leaf & CHUNK_MASK) * s.leafCap;
-        int[] hdr = s.lHdr[c];
-        int h = (leaf & CHUNK_MASK) * LEAF_HEADER_INTS;
-        int n = hdr[h + H_COUNT];
-        long[] lk = s.lKey[c];
-        int[] lv = s.lVer[c];
-        int[] lr = s.lRef[c];
-        int expired = versions.expiredBelow;
-        boolean known = sweepPrevKnown;
-        int prev = sweepPrevVer;
-        int out = 0;
-        int max = GAP;
-        for (int j = 0; j < n; j++) {
-            int v = lv[base + j];
-            if (v < expired) {
-                v = GAP;
-            }
-            if (known && v == prev) {
-                s.releaseRef(lr[base + j]);
-                continue;
-            }
-            lk[base + out] = lk[base + j];
-            lv[base + out] = v;
-            lr[base + out] = lr[base + j];
-            out++;
-            known = true;
-            prev = v;
-            if (v > max) {
-                max = v;
-            }
-        }
-        sweepPrevKnown = known;
-        sweepPrevVer = prev;
-        hdr[h + H_COUNT] = out;
-        hdr[h + H_MAX] = max;
-        return out;
+        return sweepLeaves.compact(store, leaf, versions.expiredBelow);
     }
 
     void mergeLeafInto(int left, int right) {

@@ -1,0 +1,64 @@
+package org.fdbresolver.tree;
+
+import static org.fdbresolver.tree.NodeStore.CHUNK_MASK;
+import static org.fdbresolver.tree.NodeStore.CHUNK_SHIFT;
+import static org.fdbresolver.tree.NodeStore.GAP;
+import static org.fdbresolver.tree.NodeStore.H_COUNT;
+import static org.fdbresolver.tree.NodeStore.H_MAX;
+import static org.fdbresolver.tree.NodeStore.LEAF_HEADER_INTS;
+
+/**
+ * The sweeper's compaction of leaves in key order ({@link Reclaimer}, and a parent sweep's groups,
+ * {@link ParentSweep}): expired entries become gaps, an entry whose version equals its predecessor's goes, and
+ * the leaf's max version is recomputed. The predecessor carries from one leaf to the next of a sweep
+ * ({@link #known}, {@link #prev}). What releasing a removed entry's key reference means is the caller's: at once,
+ * or logged to be applied after a phase run across threads.
+ */
+abstract class LeafCompaction {
+    /** Whether {@link #prev} holds the version of the entry before the next one compacted. */
+    boolean known;
+    int prev;
+
+    /** Releases the key reference of an entry compaction removed. */
+    abstract void release(int ref);
+
+    /** Compacts {@code leaf} of {@code s}, versions below {@code expiredBelow} expired; returns its new count. */
+    final int compact(NodeStore s, int leaf, int expiredBelow) {
+        int c = leaf >>> CHUNK_SHIFT;
+        int base = (leaf & CHUNK_MASK) * s.leafCap;
+        int[] hdr = s.lHdr[c];
+        int h = (leaf & CHUNK_MASK) * LEAF_HEADER_INTS;
+        int n = hdr[h + H_COUNT];
+        long[] lk = s.lKey[c];
+        int[] lv = s.lVer[c];
+        int[] lr = s.lRef[c];
+        boolean k = known;
+        int p = prev;
+        int out = 0;
+        int max = GAP;
+        for (int j = 0; j < n; j++) {
+            int v = lv[base + j];
+            if (v < expiredBelow) {
+                v = GAP;
+            }
+            if (k && v == p) {
+                release(lr[base + j]);
+                continue;
+            }
+            lk[base + out] = lk[base + j];
+            lv[base + out] = v;
+            lr[base + out] = lr[base + j];
+            out++;
+            k = true;
+            p = v;
+            if (v > max) {
+                max = v;
+            }
+        }
+        known = k;
+        prev = p;
+        hdr[h + H_COUNT] = out;
+        hdr[h + H_MAX] = max;
+        return out;
+    }
+}
