@@ -2,12 +2,12 @@ package org.fdbresolver.conformance;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.reflect.Constructor;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.function.Supplier;
 import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
 import org.fdbresolver.engine.ConflictEngine;
@@ -36,21 +36,25 @@ final class PlantedBugEngine {
             + "        if (floor != null && floor.getValue().compareTo(begin) >= 0) { // the planted bug: > 0 in the reference engine\n"
             + "            return true;";
 
-    private static Supplier<ConflictEngine> factory;
+    private static Constructor<? extends ConflictEngine> constructor;
 
     private PlantedBugEngine() {
     }
 
     /** A new planted-bug engine (the first call compiles it). */
     static ConflictEngine create() {
-        return factory().get();
+        try {
+            return constructor().newInstance();
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
-    private static synchronized Supplier<ConflictEngine> factory() {
-        if (factory == null) {
-            factory = compile();
+    private static synchronized Constructor<? extends ConflictEngine> constructor() {
+        if (constructor == null) {
+            constructor = compile();
         }
-        return factory;
+        return constructor;
     }
 
     /** The mutant's source: the reference engine's, in a package of its own, with the one comparison changed. */
@@ -74,7 +78,7 @@ final class PlantedBugEngine {
         return s.substring(0, at) + with + s.substring(at + what.length());
     }
 
-    private static Supplier<ConflictEngine> compile() {
+    private static Constructor<? extends ConflictEngine> compile() {
         try {
             String source = mutantSource(Files.readString(repoRoot().resolve(SOURCE)));
             Path dir = Files.createTempDirectory("planted-bug");
@@ -88,14 +92,7 @@ final class PlantedBugEngine {
                 throw new IllegalStateException("the planted-bug engine did not compile (javac exit " + rc + ")");
             }
             ClassLoader loader = new URLClassLoader(new URL[] {classes.toUri().toURL()}, ConflictEngine.class.getClassLoader());
-            var constructor = loader.loadClass(PACKAGE + ".PlantedBugEngine").asSubclass(ConflictEngine.class).getConstructor();
-            return () -> {
-                try {
-                    return constructor.newInstance();
-                } catch (ReflectiveOperationException e) {
-                    throw new IllegalStateException(e);
-                }
-            };
+            return loader.loadClass(PACKAGE + ".PlantedBugEngine").asSubclass(ConflictEngine.class).getConstructor();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (ReflectiveOperationException e) {

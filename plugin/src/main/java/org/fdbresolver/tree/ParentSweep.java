@@ -3,9 +3,6 @@ package org.fdbresolver.tree;
 import static org.fdbresolver.tree.NodeStore.CHUNK_MASK;
 import static org.fdbresolver.tree.NodeStore.CHUNK_SHIFT;
 import static org.fdbresolver.tree.NodeStore.GAP;
-import static org.fdbresolver.tree.NodeStore.H_COUNT;
-import static org.fdbresolver.tree.NodeStore.H_MAX;
-import static org.fdbresolver.tree.NodeStore.LEAF_HEADER_INTS;
 import static org.fdbresolver.tree.NodeStore.MAX_HEIGHT;
 import static org.fdbresolver.tree.NodeStore.NIL;
 
