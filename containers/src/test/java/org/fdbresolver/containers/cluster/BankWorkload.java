@@ -137,6 +137,23 @@ final class BankWorkload {
         return transfersDone.get();
     }
 
+    /**
+     * Waits until {@code transfers} transfers are done by the run {@code running}, for a test that acts part-way
+     * through it; fails if the run ends first or {@code timeout} passes.
+     */
+    void awaitTransfers(CompletableFuture<Result> running, long transfers, Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (transfersDone() < transfers) {
+            if (running.isDone()) {
+                throw new AssertionError("the workload ended before " + transfers + " transfers: " + running.get().summary());
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("fewer than " + transfers + " transfers within " + timeout);
+            }
+            Thread.sleep(50);
+        }
+    }
+
     /** Each client does {@code perClient} transfers. */
     Result runTransfers(int perClient, Duration timeout) {
         return run(perClient, 0, Long.MAX_VALUE, timeout);

@@ -207,7 +207,7 @@ class ResolverClusterIT {
             bank.load();
             CompletableFuture<Result> running = CompletableFuture.supplyAsync(() -> bank.runTransfers(perClient, WORKLOAD_TIMEOUT));
             long total = 16L * perClient;
-            awaitProgress(bank, running, total / 4);
+            bank.awaitTransfers(running, total / 4, WORKLOAD_TIMEOUT);
             double killedAt = nowSeconds();
             long doneAtKill = bank.transfersDone();
             cluster.kill(victim.container());
@@ -380,18 +380,6 @@ class ResolverClusterIT {
         assertEquals(List.of(), cluster.jvmCrashDumps(), "no JVM crash dump");
     }
 
-    private static void awaitProgress(BankWorkload bank, CompletableFuture<Result> running, long transfers) throws Exception {
-        long deadline = System.nanoTime() + WORKLOAD_TIMEOUT.toNanos();
-        while (bank.transfersDone() < transfers) {
-            if (running.isDone()) {
-                throw new AssertionError("the workload ended before " + transfers + " transfers: " + running.get().summary());
-            }
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("fewer than " + transfers + " transfers within " + WORKLOAD_TIMEOUT);
-            }
-            Thread.sleep(100);
-        }
-    }
 
     private static Role single(List<Role> roles) {
         assertEquals(1, roles.size(), "one resolver: " + roles);

@@ -110,7 +110,7 @@ class ResolverFaultsIT {
             int perClient = 400;
             Progress progress = new Progress(bank);
             CompletableFuture<Result> running = CompletableFuture.supplyAsync(() -> bank.runTransfers(perClient, WORKLOAD_TIMEOUT));
-            awaitTransfers(bank, running, 16L * perClient / 4);
+            bank.awaitTransfers(running, 16L * perClient / 4, WORKLOAD_TIMEOUT);
             double faultAt = nowSeconds();
             if (triggered) {
                 writeTrigger(cluster.database(), fault);
@@ -287,18 +287,6 @@ class ResolverFaultsIT {
         }
     }
 
-    private static void awaitTransfers(BankWorkload bank, CompletableFuture<Result> running, long transfers) throws Exception {
-        long deadline = System.nanoTime() + WORKLOAD_TIMEOUT.toNanos();
-        while (bank.transfersDone() < transfers) {
-            if (running.isDone()) {
-                throw new AssertionError("the workload ended before " + transfers + " transfers: " + running.get().summary());
-            }
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("fewer than " + transfers + " transfers within " + WORKLOAD_TIMEOUT);
-            }
-            Thread.sleep(50);
-        }
-    }
 
     /** The clients' completed transfers sampled every 20 ms, to find the longest time without one. */
     private static final class Progress {
