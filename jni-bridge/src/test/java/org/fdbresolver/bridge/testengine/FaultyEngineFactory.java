@@ -65,13 +65,8 @@ public final class FaultyEngineFactory implements EngineFactory {
             }
         });
         ConflictEngine delegate = Engines.create(tree.build());
-        return new ConflictEngine() {
+        return new ForwardingEngine("test-faulty", delegate) {
             private long batches;
-
-            @Override
-            public String name() {
-                return "test-faulty";
-            }
 
             @Override
             public void detectConflicts(ConflictBatch batch, long now, long newOldestVersion, BatchResult out) {
@@ -133,46 +128,6 @@ public final class FaultyEngineFactory implements EngineFactory {
                     }
                     out.addConflictingRead(batch.readEnd(last) - batch.readStart(last) + 1000);
                 }
-            }
-
-            @Override
-            public void clear(long version) {
-                delegate.clear(version);
-            }
-
-            @Override
-            public long historyBytes() {
-                return delegate.historyBytes();
-            }
-
-            @Override
-            public long retainedVersion() {
-                return delegate.retainedVersion();
-            }
-
-            @Override
-            public long forgottenBatches() {
-                return delegate.forgottenBatches();
-            }
-
-            @Override
-            public long historyHeapBoundBytes() {
-                return delegate.historyHeapBoundBytes();
-            }
-
-            @Override
-            public long historyReservedBytes() {
-                return delegate.historyReservedBytes();
-            }
-
-            @Override
-            public void addPhaseNanos(long[] nanosByPhase) {
-                delegate.addPhaseNanos(nanosByPhase);
-            }
-
-            @Override
-            public void close() {
-                delegate.close();
             }
         };
     }

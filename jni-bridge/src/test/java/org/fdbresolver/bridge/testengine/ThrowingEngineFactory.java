@@ -41,12 +41,7 @@ public final class ThrowingEngineFactory implements EngineFactory {
     @Override
     public ConflictEngine create(ConflictSetConfig config) {
         ConflictEngine delegate = Engines.create(config.toBuilder().engine("reference").build());
-        return new ConflictEngine() {
-            @Override
-            public String name() {
-                return "test-throwing";
-            }
-
+        return new ForwardingEngine("test-throwing", delegate) {
             @Override
             public void detectConflicts(ConflictBatch batch, long now, long newOldestVersion, BatchResult out) {
                 for (int t = 0; t < batch.transactionCount(); t++) {
@@ -64,31 +59,6 @@ public final class ThrowingEngineFactory implements EngineFactory {
                     }
                 }
                 delegate.detectConflicts(batch, now, newOldestVersion, out);
-            }
-
-            @Override
-            public void clear(long version) {
-                delegate.clear(version);
-            }
-
-            @Override
-            public long historyBytes() {
-                return delegate.historyBytes();
-            }
-
-            @Override
-            public long retainedVersion() {
-                return delegate.retainedVersion();
-            }
-
-            @Override
-            public void addPhaseNanos(long[] nanosByPhase) {
-                delegate.addPhaseNanos(nanosByPhase);
-            }
-
-            @Override
-            public void close() {
-                delegate.close();
             }
         };
     }
