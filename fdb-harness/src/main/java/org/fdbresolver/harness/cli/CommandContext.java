@@ -4,6 +4,7 @@ import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import org.fdbresolver.harness.trace.DecisionHasher;
 
 /**
  * What a command writes to: results on {@code out}, progress on {@code err} (when enabled). Result lines are
@@ -33,6 +34,17 @@ final class CommandContext {
     /** Adds one result line, {@code name: value}, printed when the command returns. */
     void line(String name, Object value) {
         results.add(name + ": " + value);
+    }
+
+    /** The lines that say what a run decided: its hashes and counts, in the order every command prints them. */
+    void decisionLines(DecisionHasher h) {
+        line("decision-hash", h.decisionHash());
+        line("conflicting-keys-hash", h.conflictingKeysHash());
+        line("batches", h.batches());
+        line("transactions", h.transactions());
+        line("commit", h.commits());
+        line("conflict", h.conflicts());
+        line("too-old", h.tooOld());
     }
 
     /** Prints the result lines of a command that returned (rather than threw). */

@@ -38,13 +38,7 @@ final class HashCommand extends Subcommand {
             context.line("engine", reader.header().getEngine());
             context.line("trace-sha256", Hashes.hex(reader.header().getTraceSha256().toByteArray()));
         }
-        context.line("decision-hash", h.decisionHash());
-        context.line("conflicting-keys-hash", h.conflictingKeysHash());
-        context.line("batches", h.batches());
-        context.line("transactions", h.transactions());
-        context.line("commit", h.commits());
-        context.line("conflict", h.conflicts());
-        context.line("too-old", h.tooOld());
+        context.decisionLines(h);
         return ExitCodes.OK;
     }
 }

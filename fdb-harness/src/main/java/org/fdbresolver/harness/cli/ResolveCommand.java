@@ -48,13 +48,7 @@ final class ResolveCommand extends Subcommand {
         DecisionHasher h = o.hasher();
         context.line("engine", o.engine());
         context.line("offered-hash", o.offeredHash());
-        context.line("decision-hash", h.decisionHash());
-        context.line("conflicting-keys-hash", h.conflictingKeysHash());
-        context.line("batches", h.batches());
-        context.line("transactions", h.transactions());
-        context.line("commit", h.commits());
-        context.line("conflict", h.conflicts());
-        context.line("too-old", h.tooOld());
+        context.decisionLines(h);
         context.line("seconds", CommandContext.seconds(o.wallNanos()));
         context.line("transactions/sec", CommandContext.rate(h.transactions(), o.wallNanos()));
         context.line("engine-seconds", CommandContext.seconds(o.engineNanos()));
