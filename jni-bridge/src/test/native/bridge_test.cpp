@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <clocale>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -626,6 +627,28 @@ void suspendSignalLeftToTheHost() {
     expectEqual(got[0], "00", "batch 0");
 }
 
+/**
+ * The JVM sets the process's C locale from the environment while it starts; the host (FoundationDB runs in "C")
+ * must get its own back, or its formatting changes under it (a backup manifest did, in FoundationDB's simulation).
+ * The environment asks for C.UTF-8 here, so that the JVM has something to change.
+ */
+void hostLocaleKept(bool jvmLocale) {
+    setenv("LANG", "C.UTF-8", 1);
+    unsetenv("LC_ALL");
+    unsetenv("LC_CTYPE");
+    const char* before = std::setlocale(LC_ALL, nullptr);
+    expectEqual(std::string(before != nullptr ? before : "(null)"), "C", "the host's locale before the open");
+    std::string error;
+    fdbresolver::ConflictSet* cs = fdbresolver::newConflictSet(fdbresolver::Library::linked(),
+        "engine=" + engineName + (jvmLocale ? ";jvm_locale=jvm" : ""), &error);
+    expect(cs != nullptr, "open: " + error);
+    const char* after = std::setlocale(LC_ALL, nullptr);
+    expectEqual(std::string(after != nullptr ? after : "(null)"), jvmLocale ? "C.UTF-8" : "C",
+                "the process's locale after the open that started the JVM");
+    std::vector<std::string> got = decideScenario(cs);  // the JVM still decides (and this closes it)
+    expectEqual(got[0], "00", "batch 0");
+}
+
 /** The control: with jvm_suspend_signal=0 the JVM keeps its default, SIGUSR2, and replaces the host's handler. */
 void suspendSignalDefaultTakesUsr2() {
     struct sigaction sa{};
@@ -785,6 +808,8 @@ int main(int argc, char** argv) {
         // Each starts the JVM itself, with its own settings (a process has one JVM): one per process.
         {"suspend-signal", suspendSignalLeftToTheHost},
         {"suspend-signal-default", suspendSignalDefaultTakesUsr2},
+        {"host-locale", [] { hostLocaleKept(false); }},
+        {"host-locale-jvm", [] { hostLocaleKept(true); }},
         {"warnings-and-counters", warningsAndCounters},
         {"heap-check", heapIsCheckedAtOpen},
     };

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <clocale>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -77,6 +78,8 @@ struct OpenExtras {
     std::string bridgeSettings;
     /** Heap a capture (capture=PATH) takes beside the history, for the heap of a JVM this open starts; 0: none. */
     int64_t captureHeapBytes = 0;
+    /** Leave the process the C locale the JVM set while it started (jvm_locale=jvm), instead of the host's. */
+    bool keepJvmLocale = false;
 };
 
 /** capture_queue_bytes' default and what the capture's writer needs beside it (CaptureSettings on the Java side). */
@@ -384,7 +387,16 @@ fdbr_status startJvm(const fdbr_config* config, const OpenExtras& extras) {
             args.ignoreUnrecognized = JNI_FALSE;
             JavaVM* vm = nullptr;
             JNIEnv* env = nullptr;
+            // The JVM sets the process's C locale from the environment while it starts (setlocale(LC_ALL, "")):
+            // "C" became "C.UTF-8" here, and the host's own code then formats differently. Inside FoundationDB's
+            // simulation a backup manifest's key "\xff" was written raw instead of as "\u00FF", and the run went
+            // otherwise than stock's. The JVM has read what it needs by then; the host gets its locale back.
+            const char* current = std::setlocale(LC_ALL, nullptr);
+            std::string hostLocale = current != nullptr ? current : "C";
             jint rc = JNI_CreateJavaVM(&vm, reinterpret_cast<void**>(&env), &args);
+            if (!extras.keepJvmLocale) {
+                std::setlocale(LC_ALL, hostLocale.c_str());
+            }
             if (rc != JNI_OK) {
                 return fail(FDBR_JVM_ERROR, "JNI_CreateJavaVM failed with " + std::to_string(rc) +
                                                 " (check the JVM options; a process can create only one JVM)");
@@ -771,6 +783,11 @@ FDBR_API fdbr_status fdbr_open_text(const char* config_text, fdbr_resolver** out
                                                            " is not 0 or a signal number from 12 to 64");
                 }
                 extras.suspendSignal = static_cast<int>(number);
+            } else if (name == "jvm_locale") {
+                if (value != "host" && value != "jvm") {
+                    return fail(FDBR_INVALID_ARGUMENT, "fdbr_open_text: jvm_locale=" + value + " is not host or jvm");
+                }
+                extras.keepJvmLocale = value == "jvm";
             } else if (name == "process_memory_limit" || name == "host_memory_reserve" ||
                        name == "capture_segment_bytes" || name == "capture_max_bytes" || name == "capture_queue_bytes") {
                 if (!size(setting, &number)) {
@@ -790,7 +807,7 @@ FDBR_API fdbr_status fdbr_open_text(const char* config_text, fdbr_resolver** out
                 return fail(FDBR_INVALID_ARGUMENT,
                             "fdbr_open_text: unknown setting '" + name +
                                 "' (known: engine, memory_budget, max_key_bytes, class_path, jvm_option, "
-                                "engine_option, keep_jvm_signal_handlers, jvm_suspend_signal, process_memory_limit, "
+                                "engine_option, keep_jvm_signal_handlers, jvm_suspend_signal, jvm_locale, process_memory_limit, "
                                 "host_memory_reserve, capture, capture_segment_bytes, capture_max_bytes, "
                                 "capture_queue_bytes)");
             }

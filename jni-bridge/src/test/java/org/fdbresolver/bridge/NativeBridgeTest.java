@@ -97,11 +97,13 @@ class NativeBridgeTest {
 
     /**
      * Cases that start the JVM with their own settings, one process each (issue 15): SIGUSR2 left to the host, and
-     * the control that the JVM's default takes it; warnings and counters; the heap sized from the budget and
+     * the control that the JVM's default takes it; the host's C locale kept, and the control that the JVM changes
+     * it; warnings and counters; the heap sized from the budget and
      * checked at every open. No JVM options from the environment: each case names its own.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"suspend-signal", "suspend-signal-default", "warnings-and-counters", "heap-check"})
+    @ValueSource(strings = {"suspend-signal", "suspend-signal-default", "host-locale", "host-locale-jvm",
+            "warnings-and-counters", "heap-check"})
     void processCase(String name) throws Exception {
         NativeProgram.Run run = NativeProgram.run("fdbresolver-bridge-test", List.of("reference", name), "");
         assertTrue(run.all().contains("PASS " + name), run.all());
