@@ -12,6 +12,7 @@
 #include <jni.h>
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -633,6 +634,11 @@ void suspendSignalLeftToTheHost() {
  * The environment asks for C.UTF-8 here, so that the JVM has something to change.
  */
 void hostLocaleKept(bool jvmLocale) {
+    // And the host's soft limit on open files: below the hard one, so that the JVM's default would raise it.
+    rlimit files{};
+    getrlimit(RLIMIT_NOFILE, &files);
+    files.rlim_cur = files.rlim_max > 256 ? 256 : files.rlim_max;
+    expect(setrlimit(RLIMIT_NOFILE, &files) == 0, "setrlimit");
     setenv("LANG", "C.UTF-8", 1);
     unsetenv("LC_ALL");
     unsetenv("LC_CTYPE");
@@ -645,6 +651,10 @@ void hostLocaleKept(bool jvmLocale) {
     const char* after = std::setlocale(LC_ALL, nullptr);
     expectEqual(std::string(after != nullptr ? after : "(null)"), jvmLocale ? "C.UTF-8" : "C",
                 "the process's locale after the open that started the JVM");
+    rlimit now{};
+    getrlimit(RLIMIT_NOFILE, &now);
+    expect(now.rlim_cur == files.rlim_cur, "the soft limit on open files went from " + std::to_string(files.rlim_cur) +
+                                               " to " + std::to_string(now.rlim_cur));
     std::vector<std::string> got = decideScenario(cs);  // the JVM still decides (and this closes it)
     expectEqual(got[0], "00", "batch 0");
 }

@@ -355,6 +355,8 @@ fdbr_status startJvm(const fdbr_config* config, const OpenExtras& extras) {
             // warn about on stderr, a server's operator never reads it; it stays correct and fast.
             texts.push_back("--sun-misc-unsafe-memory-access=allow");
             texts.push_back("-Dfdbresolver.bridge.ownJvm=true");
+            // HotSpot raises the process's soft limit on open files to the hard one; the host's limits are its own.
+            texts.push_back("-XX:-MaxFDLimit");
             bool maxHeapGiven = false;
             for (uint32_t i = 0; i < config->jvm_option_count; i++) {
                 if (config->jvm_options[i] != nullptr) {
