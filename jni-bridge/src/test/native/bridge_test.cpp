@@ -659,6 +659,19 @@ void hostLocaleKept(bool jvmLocale) {
     expectEqual(got[0], "00", "batch 0");
 }
 
+/** JVM options in the host's environment reach the JVM: the open that started it says which, as a warning. */
+void environmentOptionsNamed() {
+    setenv("JAVA_TOOL_OPTIONS", "-Dfdbresolver.test.fromEnvironment=1", 1);
+    unsetenv("_JAVA_OPTIONS");
+    std::string error;
+    fdbresolver::ConflictSet* cs = fdbresolver::newConflictSet(fdbresolver::Library::linked(), "engine=" + engineName, &error);
+    expect(cs != nullptr, "open: " + error);
+    std::string warnings = fdbresolver::takeWarnings(cs);
+    expect(warnings.find("JAVA_TOOL_OPTIONS=-Dfdbresolver.test.fromEnvironment=1") != std::string::npos,
+           "the open's warnings name the environment's options: '" + warnings + "'");
+    fdbresolver::destroyConflictSet(cs);
+}
+
 /** The control: with jvm_suspend_signal=0 the JVM keeps its default, SIGUSR2, and replaces the host's handler. */
 void suspendSignalDefaultTakesUsr2() {
     struct sigaction sa{};
@@ -820,6 +833,7 @@ int main(int argc, char** argv) {
         {"suspend-signal-default", suspendSignalDefaultTakesUsr2},
         {"host-locale", [] { hostLocaleKept(false); }},
         {"host-locale-jvm", [] { hostLocaleKept(true); }},
+        {"environment-options", environmentOptionsNamed},
         {"warnings-and-counters", warningsAndCounters},
         {"heap-check", heapIsCheckedAtOpen},
     };

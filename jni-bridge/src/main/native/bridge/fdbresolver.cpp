@@ -65,6 +65,8 @@ struct Jvm {
     bool createdHere = false;
     std::string createdClassPath;
     std::vector<std::string> createdOptions;
+    /** JVM options the JVM this library created also took from the environment ("NAME=value" each), or "". */
+    std::string environmentOptions;
 };
 
 /** The JVM's thread suspend/resume signal unless the host or the configuration says otherwise: off SIGUSR2, FoundationDB's. */
@@ -393,6 +395,14 @@ fdbr_status startJvm(const fdbr_config* config, const OpenExtras& extras) {
             // "C" became "C.UTF-8" here, and the host's own code then formats differently. Inside FoundationDB's
             // simulation a backup manifest's key "\xff" was written raw instead of as "\u00FF", and the run went
             // otherwise than stock's. The JVM has read what it needs by then; the host gets its locale back.
+            // HotSpot also reads options from these two (JAVA_TOOL_OPTIONS before ours, _JAVA_OPTIONS after, where
+            // they win): set for other Java programs, they reach the resolver's JVM too. The open says so.
+            for (const char* name : {"JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS"}) {
+                const char* value = std::getenv(name);
+                if (value != nullptr && value[0] != '\0') {
+                    g_jvm.environmentOptions += std::string(g_jvm.environmentOptions.empty() ? "" : " ") + name + "=" + value;
+                }
+            }
             const char* current = std::setlocale(LC_ALL, nullptr);
             std::string hostLocale = current != nullptr ? current : "C";
             jint rc = JNI_CreateJavaVM(&vm, reinterpret_cast<void**>(&env), &args);
@@ -662,6 +672,9 @@ fdbr_status openResolver(const fdbr_config* config, const OpenExtras& extras, fd
         r->message[0] = '\0';
         if (jvmWasReady) {
             r->nativeWarnings = ignoredJvmSettings(config);
+        } else if (g_jvm.createdHere && !g_jvm.environmentOptions.empty()) {
+            r->nativeWarnings = "the JVM also took options from the process's environment: " + g_jvm.environmentOptions +
+                                " (JAVA_TOOL_OPTIONS come before the configuration's jvm_option, _JAVA_OPTIONS after it and win)\n";
         }
         std::string message;
         jstring engine = nullptr;

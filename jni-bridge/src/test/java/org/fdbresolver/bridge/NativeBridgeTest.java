@@ -105,10 +105,22 @@ class NativeBridgeTest {
     @ValueSource(strings = {"suspend-signal", "suspend-signal-default", "host-locale", "host-locale-jvm",
             "warnings-and-counters", "heap-check"})
     void processCase(String name) throws Exception {
+        NativeProgram.Run run = runProcessCase(name);
+        assertFalse(run.stderr().contains("WARNING"), "nothing on stderr: the host takes the warnings\n" + run.all());
+    }
+
+    /** JVM options in the environment reach the JVM, which says "Picked up" on stderr; the open names them to the host. */
+    @Test
+    void environmentOptionsAreNamedToTheHost() throws Exception {
+        NativeProgram.Run run = runProcessCase("environment-options");
+        assertTrue(run.stderr().contains("Picked up JAVA_TOOL_OPTIONS"), run.all());
+    }
+
+    private static NativeProgram.Run runProcessCase(String name) throws Exception {
         NativeProgram.Run run = NativeProgram.run("fdbresolver-bridge-test", List.of("reference", name), "");
         assertTrue(run.all().contains("PASS " + name), run.all());
         assertEquals(0, run.exitCode(), run.all());
-        assertFalse(run.stderr().contains("WARNING"), "nothing on stderr: the host takes the warnings\n" + run.all());
+        return run;
     }
 
     /** -Xcheck:jni is really on and reports misuse here: a deliberate unchecked exception is reported. */
