@@ -629,12 +629,12 @@ void suspendSignalLeftToTheHost() {
 }
 
 /**
- * The JVM sets the process's C locale from the environment while it starts; the host (FoundationDB runs in "C")
- * must get its own back, or its formatting changes under it (a backup manifest did, in FoundationDB's simulation).
- * The environment asks for C.UTF-8 here, so that the JVM has something to change.
+ * What the JVM changes in the host's process while it starts, and the host must keep: its C locale (FoundationDB
+ * runs in "C"; a backup manifest was written otherwise in FoundationDB's simulation under the JVM's "C.UTF-8")
+ * and its soft limit on open files. The environment asks for C.UTF-8 and the soft limit starts below the hard
+ * one, so that the JVM has something to change. With jvm_locale=jvm (the control) the JVM's locale stays.
  */
-void hostLocaleKept(bool jvmLocale) {
-    // And the host's soft limit on open files: below the hard one, so that the JVM's default would raise it.
+void hostProcessStateKept(bool jvmLocale) {
     rlimit files{};
     getrlimit(RLIMIT_NOFILE, &files);
     files.rlim_cur = files.rlim_max > 256 ? 256 : files.rlim_max;
@@ -831,8 +831,8 @@ int main(int argc, char** argv) {
         // Each starts the JVM itself, with its own settings (a process has one JVM): one per process.
         {"suspend-signal", suspendSignalLeftToTheHost},
         {"suspend-signal-default", suspendSignalDefaultTakesUsr2},
-        {"host-locale", [] { hostLocaleKept(false); }},
-        {"host-locale-jvm", [] { hostLocaleKept(true); }},
+        {"host-locale", [] { hostProcessStateKept(false); }},
+        {"host-locale-jvm", [] { hostProcessStateKept(true); }},
         {"environment-options", environmentOptionsNamed},
         {"warnings-and-counters", warningsAndCounters},
         {"heap-check", heapIsCheckedAtOpen},

@@ -391,10 +391,6 @@ fdbr_status startJvm(const fdbr_config* config, const OpenExtras& extras) {
             args.ignoreUnrecognized = JNI_FALSE;
             JavaVM* vm = nullptr;
             JNIEnv* env = nullptr;
-            // The JVM sets the process's C locale from the environment while it starts (setlocale(LC_ALL, "")):
-            // "C" became "C.UTF-8" here, and the host's own code then formats differently. Inside FoundationDB's
-            // simulation a backup manifest's key "\xff" was written raw instead of as "\u00FF", and the run went
-            // otherwise than stock's. The JVM has read what it needs by then; the host gets its locale back.
             // HotSpot also reads options from these two (JAVA_TOOL_OPTIONS before ours, _JAVA_OPTIONS after, where
             // they win): set for other Java programs, they reach the resolver's JVM too. The open says so.
             for (const char* name : {"JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS"}) {
@@ -403,6 +399,10 @@ fdbr_status startJvm(const fdbr_config* config, const OpenExtras& extras) {
                     g_jvm.environmentOptions += std::string(g_jvm.environmentOptions.empty() ? "" : " ") + name + "=" + value;
                 }
             }
+            // The JVM sets the process's C locale from the environment while it starts (setlocale(LC_ALL, "")):
+            // "C" became "C.UTF-8" here, and the host's own code then formats differently. Inside FoundationDB's
+            // simulation a backup manifest's key "\xff" was written raw instead of as "\u00FF", and the run went
+            // otherwise than stock's. The JVM has read what it needs by then; the host gets its locale back.
             const char* current = std::setlocale(LC_ALL, nullptr);
             std::string hostLocale = current != nullptr ? current : "C";
             jint rc = JNI_CreateJavaVM(&vm, reinterpret_cast<void**>(&env), &args);

@@ -97,9 +97,9 @@ class NativeBridgeTest {
 
     /**
      * Cases that start the JVM with their own settings, one process each (issue 15): SIGUSR2 left to the host, and
-     * the control that the JVM's default takes it; the host's C locale kept, and the control that the JVM changes
-     * it; warnings and counters; the heap sized from the budget and
-     * checked at every open. No JVM options from the environment: each case names its own.
+     * the control that the JVM's default takes it; the host's C locale and open-file limit kept, and the control
+     * that the JVM changes the locale; warnings and counters; the heap sized from the budget and checked at every
+     * open. No JVM options from the environment: each case names its own.
      */
     @ParameterizedTest
     @ValueSource(strings = {"suspend-signal", "suspend-signal-default", "host-locale", "host-locale-jvm",

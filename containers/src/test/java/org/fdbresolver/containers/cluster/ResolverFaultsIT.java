@@ -287,7 +287,6 @@ class ResolverFaultsIT {
         }
     }
 
-
     /** The clients' completed transfers sampled every 20 ms, to find the longest time without one. */
     private static final class Progress {
         private final List<double[]> samples = new ArrayList<>();
