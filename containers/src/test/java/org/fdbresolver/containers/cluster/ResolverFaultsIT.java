@@ -135,9 +135,11 @@ class ResolverFaultsIT {
             }
             // Counters from an interval that ended after the workload, so after any fallback it caused (ResolverMetrics
             // is logged every 5 s, its first one when the role starts): an earlier event may not count the fallback yet.
+            // An event of no interval (Elapsed 0, every counter 0, seen right after a fallback) counts nothing.
             double workloadEnd = nowSeconds();
             TraceLog.Event metrics = cluster.awaitTrace(resolver.container(), e -> e.type().equals("ResolverMetrics")
-                    && e.id().equals(resolver.id()) && e.time() > workloadEnd, EVENT_WAIT, "ResolverMetrics after the workload");
+                    && e.id().equals(resolver.id()) && e.time() > workloadEnd && Double.parseDouble(e.detail("Elapsed")) > 0,
+                    EVENT_WAIT, "ResolverMetrics after the workload");
             long tooOld = result.errors().getOrDefault(FdbErrors.TRANSACTION_TOO_OLD, 0L);
             double stall = progress.longestStallAround(faultAt);
             System.out.printf(Locale.ROOT, "fault-row | %s | cluster (bank, 16 clients) | mode=%s | fallbacks %d: %s | recoveries %d"
