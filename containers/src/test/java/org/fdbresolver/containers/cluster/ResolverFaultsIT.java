@@ -138,7 +138,7 @@ class ResolverFaultsIT {
             // An event of no interval (Elapsed 0, every counter 0, seen right after a fallback) counts nothing.
             double workloadEnd = nowSeconds();
             TraceLog.Event metrics = cluster.awaitTrace(resolver.container(), e -> e.type().equals("ResolverMetrics")
-                    && e.id().equals(resolver.id()) && e.time() > workloadEnd && Double.parseDouble(e.detail("Elapsed")) > 0,
+                    && e.id().equals(resolver.id()) && e.time() > workloadEnd && e.number("Elapsed") > 0,
                     EVENT_WAIT, "ResolverMetrics after the workload");
             long tooOld = result.errors().getOrDefault(FdbErrors.TRANSACTION_TOO_OLD, 0L);
             double stall = progress.longestStallAround(faultAt);

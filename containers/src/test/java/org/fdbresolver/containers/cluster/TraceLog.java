@@ -28,7 +28,7 @@ final class TraceLog {
 
         /** Seconds since the epoch, as fdbserver's clock (the host's) says. */
         double time() {
-            return json.path("Time").asDouble();
+            return number("Time");
         }
 
         int severity() {
@@ -41,6 +41,11 @@ final class TraceLog {
 
         String detail(String name) {
             return json.path(name).asText(null);
+        }
+
+        /** A detail read as a number (fdbserver writes every value as a string); 0 when the event has none. */
+        double number(String name) {
+            return json.path(name).asDouble();
         }
 
         /**
