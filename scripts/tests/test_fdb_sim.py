@@ -407,6 +407,32 @@ class InvocationTest(unittest.TestCase):
         self.fdb_sim("--tests", "tests/fast/Good.toml", "--seeds", "1")
         self.assertEqual(len(self.calls_made()), 12)
 
+    def test_a_results_file_carries_runs_to_a_new_build_from_the_same_inputs(self):
+        build = os.path.join(self.cache, f"build-{LABEL}")
+        with open(os.path.join(build, ".fdbresolver-config"), "w") as f:
+            f.write("0123456789abcdef\n")
+        self.write_test("Good.toml")
+        kept = os.path.join(self.tmp, "repository", "results.jsonl")
+        first = self.fdb_sim("--tests", "tests/fast/Good.toml", "--seeds", "2", "--results", kept)
+        self.assertEqual(first.returncode, 0, first.stderr)
+        self.assertEqual(len(self.calls_made()), 4)
+        self.assertFalse(os.path.exists(os.path.join(self.out, "results.jsonl")), "--results was not where they went")
+        # A new machine: the same inputs built again (a new file, a new time), a new output folder.
+        server = os.path.join(build, "bin", "fdbserver")
+        shutil.copy(server, server + ".new")
+        os.utime(server + ".new", (1, 1))
+        os.replace(server + ".new", server)
+        shutil.rmtree(self.out)
+        again = self.fdb_sim("--tests", "tests/fast/Good.toml", "--seeds", "2", "--results", kept)
+        self.assertEqual(again.returncode, 0, again.stderr)
+        self.assertEqual(len(self.calls_made()), 4, "a rebuild from the same inputs redid finished runs")
+        self.assertIn("tree: passed and reproduced stock's unseed in **2 of 2**", self.report())
+        # Another configuration is another fdbserver: every run is done again.
+        with open(os.path.join(build, ".fdbresolver-config"), "w") as f:
+            f.write("fedcba9876543210\n")
+        self.assertEqual(self.fdb_sim("--tests", "tests/fast/Good.toml", "--seeds", "2", "--results", kept).returncode, 0)
+        self.assertEqual(len(self.calls_made()), 8)
+
     def test_knobs_in_the_test_file(self):
         self.write_test("Good.toml")
         proc = self.fdb_sim("--tests", "tests/fast/Good.toml", "--seeds", "1", "--plugin-knobs", "test-file")
