@@ -433,6 +433,27 @@ class InvocationTest(unittest.TestCase):
         self.assertEqual(self.fdb_sim("--tests", "tests/fast/Good.toml", "--seeds", "2", "--results", kept).returncode, 0)
         self.assertEqual(len(self.calls_made()), 8)
 
+    def test_another_compiler_version_is_another_fdbserver(self):
+        build = os.path.join(self.cache, f"build-{LABEL}")
+        with open(os.path.join(build, ".fdbresolver-config"), "w") as f:
+            f.write("0123456789abcdef\n")
+        compiler = os.path.join(self.tmp, "clang++")
+        def compiler_says(version):
+            with open(compiler, "w") as f:
+                f.write(f"#!/bin/sh\necho 'Debian clang version {version}'\n")
+            os.chmod(compiler, 0o755)
+        compiler_says("16.0.6 (15)")
+        with open(os.path.join(build, "CMakeCache.txt"), "w") as f:
+            f.write(f"WITH_ROCKSDB:BOOL=OFF\nCMAKE_CXX_COMPILER:FILEPATH={compiler}\n")
+        self.write_test("Good.toml")
+        self.assertEqual(self.fdb_sim("--tests", "tests/fast/Good.toml", "--seeds", "1").returncode, 0)
+        self.assertEqual(len(self.calls_made()), 2)
+        self.assertEqual(self.fdb_sim("--tests", "tests/fast/Good.toml", "--seeds", "1").returncode, 0)
+        self.assertEqual(len(self.calls_made()), 2, "the same compiler redid finished runs")
+        compiler_says("16.0.6 (16)")
+        self.assertEqual(self.fdb_sim("--tests", "tests/fast/Good.toml", "--seeds", "1").returncode, 0)
+        self.assertEqual(len(self.calls_made()), 4, "a build by another compiler version kept the old runs")
+
     def test_knobs_in_the_test_file(self):
         self.write_test("Good.toml")
         proc = self.fdb_sim("--tests", "tests/fast/Good.toml", "--seeds", "1", "--plugin-knobs", "test-file")
