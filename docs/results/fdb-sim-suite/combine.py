@@ -78,7 +78,8 @@ def main():
                 tally[1] += 1
                 totals["runs"] += 1
                 walls.append(row["wall_s"])
-                sims.append(row.get("simulated_s") or 0)
+                if row.get("simulated_s") is not None:
+                    sims.append(row["simulated_s"])
                 later_wall += row["wall_s"]
                 later_sim += row.get("simulated_s") or 0
                 if row["resolver"] == "tree":
