@@ -3,13 +3,17 @@
 
 Seeds 1 and 2 ran on an earlier machine; only fdb-sim's report of them survives
 (../fdb-sim-suite-2026-12-02-seeds-1-2.md: one row per test, counts and maxima). Seed 2's remaining tests/slow
-files and all of seed 3 ran later, and every run of those is in results.jsonl beside this script. A run that is in
-both (tests/slow/GcGenerations.toml, stock, seed 2, run again when its seed resumed) is counted once, from the report;
-a test whose seed-2 pair is wholly in the report and was run again later is listed apart.
+files and all of seed 3 ran later, and every run of those is in results.jsonl beside this script.
+
+fdb-sim runs every test at seed 1 before any at seed 2, so a report row with n runs of a resolver holds its seeds
+1 to n. A later run of a seed the report already holds is counted once, from the report (tests/slow/GcGenerations.toml,
+stock, seed 2, run again when its seed resumed); a test × seed whose stock and tree runs are both in the report and
+were run again later is listed apart.
 
 Usage: python3 docs/results/fdb-sim-suite/combine.py > table.md  (prints the totals and the per-test table).
 """
-import json
+import importlib.machinery
+import importlib.util
 import os
 import re
 import sys
@@ -17,6 +21,15 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 EARLIER = os.path.join(HERE, "..", "fdb-sim-suite-2026-12-02-seeds-1-2.md")
 RESULTS = os.path.join(HERE, "results.jsonl")
+FDB_SIM = os.path.join(HERE, "..", "..", "..", "scripts", "fdb-sim")
+
+
+def load_fdb_sim():
+    """scripts/fdb-sim as a module: its reader of results files and its number format."""
+    loader = importlib.machinery.SourceFileLoader("fdb_sim", FDB_SIM)
+    module = importlib.util.module_from_spec(importlib.util.spec_from_loader("fdb_sim", loader))
+    loader.exec_module(module)
+    return module
 
 
 def fraction(cell):
@@ -39,17 +52,9 @@ def earlier_rows():
     return rows
 
 
-def later_runs():
-    """(test, seed, resolver) -> the last result recorded for it."""
-    runs = {}
-    for line in open(RESULTS, encoding="utf-8"):
-        row = json.loads(line)
-        runs[(row["test"], row["seed"], row["resolver"])] = row
-    return runs
-
-
 def main():
-    earlier, runs = earlier_rows(), later_runs()
+    fdb_sim = load_fdb_sim()
+    earlier, runs = earlier_rows(), fdb_sim.Results(RESULTS).latest
     tests = sorted(set(earlier) | {t for t, _, _ in runs})
     table, totals = [], {"runs": 0, "stock": [0, 0], "tree": [0, 0], "pairs": [0, 0], "failed_pairs": 0}
     later_wall = later_sim = later_txns = 0.0
@@ -60,20 +65,19 @@ def main():
         stock, tree, same = list(e["stock"]), list(e["tree"]), list(e["same"])
         walls = [e["wall_max"]] if e["wall_max"] is not None else []
         sims = [e["sim_max"]] if e["sim_max"] is not None else []
-        seeds = set()
+        seeds = set(range(1, e["seeds"] + 1))
         for seed in sorted({s for t, s, _ in runs if t == test}):
             st, mine = runs.get((test, seed, "stock")), runs.get((test, seed, "tree"))
-            counted_before = seed == 2 and e["seeds"] >= 1
-            if counted_before and e["stock"][1] >= 2 and e["tree"][1] >= 2:
-                # Both of its seed-2 runs are in the earlier report: this is a re-run, shown apart.
+            in_report = {"stock": seed <= e["stock"][1], "tree": seed <= e["tree"][1]}
+            if in_report["stock"] and in_report["tree"]:
                 if st and mine:
-                    reruns.append(f"{test} seed 2: stock {'passed' if st['passed'] else 'failed'} unseed "
+                    reruns.append(f"{test} seed {seed}: stock {'passed' if st['passed'] else 'failed'} unseed "
                                   f"{st.get('unseed')}, tree {'passed' if mine['passed'] else 'failed'} unseed "
                                   f"{mine.get('unseed')} (bridge {mine.get('bridge')})")
                 continue
             for row, tally in ((st, stock), (mine, tree)):
-                if row is None or (counted_before and tally[1] >= 2):
-                    continue  # missing, or already in the earlier report
+                if row is None or in_report[row["resolver"]]:
+                    continue
                 tally[0] += row["passed"]
                 tally[1] += 1
                 totals["runs"] += 1
@@ -96,8 +100,7 @@ def main():
                         problems.append(f"{test} seed {seed}: tree unseed {mine.get('unseed')}, stock {st.get('unseed')}")
                 else:
                     totals["failed_pairs"] += 1
-        n_seeds = e["seeds"] + len(seeds - ({2} if e["seeds"] >= 2 else set()))
-        table.append((test, n_seeds, stock, tree, same, max(walls) if walls else None, max(sims) if sims else None))
+        table.append((test, len(seeds), stock, tree, same, max(walls) if walls else None, max(sims) if sims else None))
         for key, tally in (("stock", stock), ("tree", tree)):
             totals[key][0] += tally[0]
             totals[key][1] += tally[1]
@@ -117,8 +120,8 @@ def main():
     print("| test | seeds | stock passed | tree passed | unseeds reproduced | wall s (longest run) | simulated s (longest) |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for test, n, stock, tree, same, wall, sim in table:
-        fmt = lambda s: "—" if s is None else (f"{s:.0f}" if s >= 10 else f"{s:.1f}")
-        print(f"| `{test}` | {n} | {stock[0]}/{stock[1]} | {tree[0]}/{tree[1]} | {same[0]}/{same[1]} | {fmt(wall)} | {fmt(sim)} |")
+        print(f"| `{test}` | {n} | {stock[0]}/{stock[1]} | {tree[0]}/{tree[1]} | {same[0]}/{same[1]} | "
+              f"{fdb_sim.fmt_seconds(wall)} | {fdb_sim.fmt_seconds(sim)} |")
     print()
     print("Slowest, by their longest run at any seed:")
     print()
