@@ -35,3 +35,27 @@ find_skiplist_comparator() {
   skiplist_why_not+="; or build the standalone comparator from FoundationDB's ConflictSet.cpp alone in about a minute: scripts/build-skiplist"
   return 1
 }
+
+# prepare_skiplist_comparator: for scripts/test. The live checks against FoundationDB's skip list need a
+# comparator: unless FDBRESOLVER_FDB_SKIPLIST names one or FoundationDB's full build has one, the standalone one
+# is built where FoundationDB's source is here (scripts/build-skiplist --no-clone: found as build-fdb finds it,
+# never cloned; about a minute, a no-op once built). Returns 0 when a comparator is there, or when no source is
+# (build-skiplist's one line says so on stderr, and the tests then say NOT RUN); 1 when the source is here but
+# the build failed.
+prepare_skiplist_comparator() {
+  local scripts status=0
+  scripts="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+  [[ -n "${FDBRESOLVER_FDB_SKIPLIST+set}" ]] && return 0
+  if find_skiplist_comparator && [[ $skiplist_from == build-fdb ]]; then
+    return 0
+  fi
+  "$scripts/build-skiplist" --no-clone >/dev/null || status=$?
+  case $status in
+    0) echo "test: FoundationDB is not built here: the live skip-list checks use the standalone comparator" \
+            "(scripts/build-skiplist)" >&2 ;;
+    3) ;; # no FoundationDB source: build-skiplist said so; the tests say NOT RUN
+    *) echo "test: scripts/build-skiplist failed (exit $status) although FoundationDB's source is here" >&2
+       return 1 ;;
+  esac
+  return 0
+}

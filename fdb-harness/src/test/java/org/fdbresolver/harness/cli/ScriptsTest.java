@@ -70,6 +70,34 @@ class ScriptsTest {
         assertTrue(r.err().contains(lacks(other)), r::toString);
     }
 
+    /**
+     * scripts/test's step before Maven (issue 30 item 4): with neither FoundationDB's build nor its source, CI goes on
+     * (the tests then say NOT RUN) after build-skiplist's one line; a source that is here but does not build stops it.
+     */
+    @Test
+    void theTestsPreparationOfTheStandaloneComparatorFailsOnlyOnABrokenBuild(@TempDir Path dir) throws Exception {
+        Path runner = Files.writeString(dir.resolve("prepare.sh"), """
+                unset FDBRESOLVER_FDB_SKIPLIST
+                source "%s"
+                prepare_skiplist_comparator
+                """.formatted(SCRIPTS.resolve("lib/skiplist-comparator.bash")));
+        Path cache = dir.resolve("cache");
+        LauncherScriptTest.Result none = bash(runner, Map.of("FDBRESOLVER_FDB_CACHE", cache.toString(), "FDB_SOURCE", ""));
+        assertEquals(0, none.code(), none::toString);
+        assertEquals(List.of("build-skiplist: not built: no FoundationDB source here (no --source, $FDB_SOURCE, nor"
+                + " build-fdb's source or clone in " + cache + "); pass --source DIR|MIRROR"), none.errLines(), none::toString);
+
+        Path broken = Files.createDirectories(dir.resolve("fdb/fdbserver/resolver"));
+        Files.writeString(broken.resolve("ConflictSet.cpp"), "not FoundationDB's ConflictSet.cpp\n");
+        Files.writeString(broken.resolve("ConflictSet.h"), "\n");
+        LauncherScriptTest.Result failed = bash(runner, Map.of("FDBRESOLVER_FDB_CACHE", cache.toString(),
+                "FDB_SOURCE", dir.resolve("fdb").toString()));
+        assertEquals(1, failed.code(), failed::toString);
+        assertTrue(failed.err().contains("error: patch 0003's ConflictSet.cpp part does not apply to"), failed::toString);
+        assertTrue(failed.err().endsWith("test: scripts/build-skiplist failed (exit 2) although FoundationDB's source is here\n"),
+                failed::toString);
+    }
+
     /** Its usage line names every option it takes, and takes every option it names; bad usage is exit 2. */
     @Test
     void fdbCompareUsageMatchesWhatItParses() throws Exception {
