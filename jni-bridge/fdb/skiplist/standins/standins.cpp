@@ -5,7 +5,6 @@
 
 #include <cstdarg>
 #include <cstdio>
-#include <cstdlib>
 #include <random>
 #include <vector>
 
@@ -26,11 +25,10 @@ void setAffinity(int proc) {
 }
 
 void assertionFailed(const char* condition, const char* file, int line) {
-	// FoundationDB throws internal_error after tracing the failed condition; nothing here may go on
-	// deciding after a broken invariant, so the comparator stops with the condition named.
-	std::fprintf(stderr, "error: assertion %s failed at %s:%d (internal_error)\n", condition, file, line);
-	std::fflush(stderr);
-	std::abort();
+	// As FoundationDB does: the failed condition traced (here, on stderr), then internal_error thrown, which
+	// the comparator reports as its error and exit code.
+	std::fprintf(stderr, "assertion failed: %s at %s:%d\n", condition, file, line);
+	throw internal_error();
 }
 
 namespace {
