@@ -37,23 +37,21 @@ find_skiplist_comparator() {
 }
 
 # prepare_skiplist_comparator: for scripts/test. The live checks against FoundationDB's skip list need a
-# comparator: unless FDBRESOLVER_FDB_SKIPLIST names one or FoundationDB's full build has one, the standalone one
-# is built where FoundationDB's source is here (scripts/build-skiplist --no-clone: found as build-fdb finds it,
-# never cloned; about a minute, a no-op once built). Returns 0 when a comparator is there, or when no source is
-# (build-skiplist's one line says so on stderr, and the tests then say NOT RUN); 1 when the source is here but
-# the build failed.
+# comparator, and SkipListComparatorsAgreeTest checks the standalone one against the full build's: wherever
+# FoundationDB's source is here, the standalone one is built (scripts/build-skiplist --no-clone: the source found
+# as build-fdb finds it, never cloned; about a minute, a no-op once built). Returns 0 when it is built, or when no
+# source is here (build-skiplist's one line says so on stderr, and the tests say NOT RUN unless the full build or
+# FDBRESOLVER_FDB_SKIPLIST gives a comparator); 1 when the source is here but the build failed.
 prepare_skiplist_comparator() {
   local scripts status=0
   scripts="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-  [[ -n "${FDBRESOLVER_FDB_SKIPLIST+set}" ]] && return 0
-  if find_skiplist_comparator && [[ $skiplist_from == build-fdb ]]; then
-    return 0
-  fi
   "$scripts/build-skiplist" --no-clone >/dev/null || status=$?
   case $status in
-    0) echo "test: FoundationDB is not built here: the live skip-list checks use the standalone comparator" \
-            "(scripts/build-skiplist)" >&2 ;;
-    3) ;; # no FoundationDB source: build-skiplist said so; the tests say NOT RUN
+    0) if [[ -z "${FDBRESOLVER_FDB_SKIPLIST+set}" ]] && ! { find_skiplist_comparator && [[ $skiplist_from == build-fdb ]]; }; then
+         echo "test: FoundationDB is not built here: the live skip-list checks use the standalone comparator" \
+              "(scripts/build-skiplist)" >&2
+       fi ;;
+    3) ;; # no FoundationDB source: build-skiplist said so
     *) echo "test: scripts/build-skiplist failed (exit $status) although FoundationDB's source is here" >&2
        return 1 ;;
   esac

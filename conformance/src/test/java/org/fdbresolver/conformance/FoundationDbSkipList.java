@@ -65,7 +65,15 @@ final class FoundationDbSkipList {
 
     /** Decides {@code trace} with FoundationDB's skip list; its "name: value" lines. */
     static Map<String, String> decide(Path comparator, Path trace) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(List.of(comparator.toString(), trace.toString())).redirectErrorStream(true).start();
+        return decide(comparator, List.of(trace.toString()));
+    }
+
+    /** Runs the comparator with {@code arguments} (a trace and its options); its "name: value" lines. */
+    static Map<String, String> decide(Path comparator, List<String> arguments) throws IOException, InterruptedException {
+        String trace = arguments.get(0);
+        List<String> command = new java.util.ArrayList<>(List.of(comparator.toString()));
+        command.addAll(arguments);
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!p.waitFor(10, TimeUnit.MINUTES)) {
             p.destroyForcibly();

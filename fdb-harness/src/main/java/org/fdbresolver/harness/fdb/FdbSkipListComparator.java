@@ -42,37 +42,55 @@ public record FdbSkipListComparator(Path path, String whyNot, String from) {
             return Files.isRegularFile(p) && Files.isExecutable(p) ? new FdbSkipListComparator(p, null, ENV)
                     : new FdbSkipListComparator(null, ENV + "=" + named + " is not an executable file", null);
         }
-        String fullBuildMissing;
+        FdbSkipListComparator fullBuild = fullBuild(repoRoot);
+        if (fullBuild.found()) {
+            return fullBuild;
+        }
+        FdbSkipListComparator standalone = standalone(repoRoot);
+        if (standalone.found()) {
+            return standalone;
+        }
+        return new FdbSkipListComparator(null, "FoundationDB's skip list is not built: " + fullBuild.whyNot() + "; or build"
+                + " the standalone comparator from FoundationDB's ConflictSet.cpp alone in about a minute: scripts/build-skiplist"
+                + "; or set " + ENV + "=PATH to a built comparator", null);
+    }
+
+    /**
+     * The comparator of FoundationDB's full build ({@code scripts/build-fdb --where}), used even when built from an
+     * older patch series: it still decides with FoundationDB's skip list. Else {@code whyNot} is build-fdb's reason
+     * (missing, or a build under way).
+     */
+    public static FdbSkipListComparator fullBuild(Path repoRoot) {
         try {
             FdbBuildLocation where = FdbBuildLocation.ask(repoRoot);
             Path built = where.path("fdb-skiplist");
-            // Used even when built from an older patch series: it still decides with FoundationDB's skip list.
             if (built != null && Files.isExecutable(built)) {
                 return new FdbSkipListComparator(built, null, "scripts/" + FdbBuildLocation.FULL_BUILD);
             }
-            // build-fdb's own reason says what is missing and what to do (build, or wait for the build under way).
-            fullBuildMissing = where.notBuilt() != null ? where.notBuilt()
+            return new FdbSkipListComparator(null, where.notBuilt() != null ? where.notBuilt()
                     : "no " + (built != null ? built : "comparator path from scripts/build-fdb --where")
-                            + "; build it with scripts/build-fdb (one to two hours the first time)";
+                            + "; build it with scripts/build-fdb (one to two hours the first time)", null);
         } catch (IOException e) {
-            fullBuildMissing = "cannot locate FoundationDB's build: " + e.getMessage();
+            return new FdbSkipListComparator(null, "cannot locate FoundationDB's build: " + e.getMessage(), null);
         }
-        String standaloneFailed = "";
-        if (Files.isExecutable(repoRoot.resolve("scripts").resolve(FdbBuildLocation.STANDALONE_SKIPLIST))) {
-            try {
-                FdbBuildLocation standalone = FdbBuildLocation.ask(repoRoot, FdbBuildLocation.STANDALONE_SKIPLIST);
-                Path built = standalone.path("fdb-skiplist");
-                // Only one built from this checkout's sources (--where exits 0): rebuilding takes a minute.
-                if (standalone.built() && built != null && Files.isExecutable(built)) {
-                    return new FdbSkipListComparator(built, null, "scripts/" + FdbBuildLocation.STANDALONE_SKIPLIST);
-                }
-            } catch (IOException e) {
-                standaloneFailed = " (its --where failed: " + e.getMessage() + ")";
+    }
+
+    /**
+     * The standalone comparator ({@code scripts/build-skiplist --where}), only when built from this checkout's sources
+     * (rebuilding takes a minute). Else {@code whyNot} is build-skiplist's reason.
+     */
+    public static FdbSkipListComparator standalone(Path repoRoot) {
+        try {
+            FdbBuildLocation where = FdbBuildLocation.ask(repoRoot, FdbBuildLocation.STANDALONE_SKIPLIST);
+            Path built = where.path("fdb-skiplist");
+            if (where.built() && built != null && Files.isExecutable(built)) {
+                return new FdbSkipListComparator(built, null, "scripts/" + FdbBuildLocation.STANDALONE_SKIPLIST);
             }
+            return new FdbSkipListComparator(null, where.notBuilt() != null ? where.notBuilt()
+                    : "scripts/build-skiplist --where exited " + where.exitCode(), null);
+        } catch (IOException e) {
+            return new FdbSkipListComparator(null, "cannot locate the standalone comparator: " + e.getMessage(), null);
         }
-        return new FdbSkipListComparator(null, "FoundationDB's skip list is not built: " + fullBuildMissing
-                + "; or build the standalone comparator from FoundationDB's ConflictSet.cpp alone in about a minute:"
-                + " scripts/build-skiplist" + standaloneFailed + "; or set " + ENV + "=PATH to a built comparator", null);
     }
 
     public boolean found() {
