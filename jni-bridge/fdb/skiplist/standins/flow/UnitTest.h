@@ -13,6 +13,6 @@ struct UnitTestParameters {};
 #define FDBRESOLVER_STANDIN_CONCAT(a, b) FDBRESOLVER_STANDIN_CONCAT2(a, b)
 #define TEST_CASE(name)                                                                                                \
 	[[maybe_unused]] static Future<Void> FDBRESOLVER_STANDIN_CONCAT(disabledTestCase, __LINE__)(                       \
-	    const UnitTestParameters& params)
+	    [[maybe_unused]] const UnitTestParameters& params)
 
 #endif
