@@ -56,8 +56,9 @@ class ScriptsTest {
     void fdbCompareWithoutABuildSaysSoAndExitsThree(@TempDir Path dir) throws Exception {
         Path trace = Files.writeString(dir.resolve("t.trace"), "not read: the build is checked first");
         Path cache = dir.resolve("cache");
-        LauncherScriptTest.Result r = bash(SCRIPTS.resolve("fdb-compare"), Map.of("FDBRESOLVER_FDB_CACHE", cache.toString()),
-                trace.toString(), "--warmup", "10");
+        // FDBRESOLVER_FDB_SKIPLIST set empty: the builds are asked, whatever the environment running the tests names.
+        LauncherScriptTest.Result r = bash(SCRIPTS.resolve("fdb-compare"), Map.of("FDBRESOLVER_FDB_CACHE", cache.toString(),
+                "FDBRESOLVER_FDB_SKIPLIST", ""), trace.toString(), "--warmup", "10");
         assertEquals(3, r.code(), r::toString);
         assertEquals("", r.out());
         assertEquals(List.of("error: FoundationDB's skip list is not built: " + lacks(cache) + "; run scripts/build-fdb"
@@ -65,9 +66,16 @@ class ScriptsTest {
                 + " ConflictSet.cpp alone in about a minute: scripts/build-skiplist"), r.errLines(), r::toString);
         // --cache says the same of another cache.
         Path other = dir.resolve("other");
-        r = bash(SCRIPTS.resolve("fdb-compare"), Map.of(), trace.toString(), "--cache", other.toString());
+        r = bash(SCRIPTS.resolve("fdb-compare"), Map.of("FDBRESOLVER_FDB_SKIPLIST", ""), trace.toString(), "--cache",
+                other.toString());
         assertEquals(3, r.code(), r::toString);
         assertTrue(r.err().contains(lacks(other)), r::toString);
+        // FDBRESOLVER_FDB_SKIPLIST names the comparator first; one that is not there is bad usage.
+        r = bash(SCRIPTS.resolve("fdb-compare"), Map.of("FDBRESOLVER_FDB_SKIPLIST", dir.resolve("none").toString()),
+                trace.toString(), "--cache", other.toString());
+        assertEquals(2, r.code(), r::toString);
+        assertEquals(List.of("error: FDBRESOLVER_FDB_SKIPLIST=" + dir.resolve("none") + " is not an executable file"),
+                r.errLines(), r::toString);
     }
 
     /**
