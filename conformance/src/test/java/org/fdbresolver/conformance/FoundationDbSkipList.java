@@ -12,15 +12,15 @@ import org.fdbresolver.harness.fuzz.SkipListOracle;
 import org.junit.jupiter.api.Assumptions;
 
 /**
- * FoundationDB's own skip list as a live oracle: the comparator {@code fdbresolver_fdb_skiplist} that
- * {@code scripts/build-fdb} builds inside FoundationDB's tree (jni-bridge/fdb/skiplist), which decides
- * a trace file with the skip list exactly as FoundationDB's Resolver drives it.
+ * FoundationDB's own skip list as a live oracle: the comparator {@code fdbresolver_fdb_skiplist}
+ * (jni-bridge/fdb/skiplist), which decides a trace file with the skip list exactly as FoundationDB's Resolver
+ * drives it — built by {@code scripts/build-fdb} inside FoundationDB's tree, or in about a minute by
+ * {@code scripts/build-skiplist} from FoundationDB's {@code ConflictSet.cpp} alone.
  *
- * <p>Found as {@link FdbSkipListComparator} says: {@code FDBRESOLVER_FDB_SKIPLIST=PATH}, else where
- * {@code scripts/build-fdb --where} says the build puts it. Without a FoundationDB build the tests that need
- * it are aborted with a message saying so and how to build it (reported as skipped, never as passed), and
- * the reason is printed once on the console, not once per test; the stored golden decisions remain the
- * check on such machines.
+ * <p>Found as {@link FdbSkipListComparator} says: {@code FDBRESOLVER_FDB_SKIPLIST=PATH}, else the full build's,
+ * else the standalone one; the console says which. Without either the tests that need it are aborted with a
+ * message saying so and how to build it (reported as skipped, never as passed), and the reason is printed once
+ * on the console, not once per test; the stored golden decisions remain the check on such machines.
  */
 final class FoundationDbSkipList {
     private static FdbSkipListComparator lookup;
@@ -37,6 +37,9 @@ final class FoundationDbSkipList {
             if (!lookup.found()) {
                 System.out.println("NOT RUN: the checks against FoundationDB's own skip list (FoundationDbSkipListTest): "
                         + lookup.whyNot());
+            } else {
+                System.out.println("FoundationDbSkipListTest: FoundationDB's skip list is " + lookup.path() + " (from "
+                        + lookup.from() + ")");
             }
         }
         if (!lookup.found()) {
@@ -48,7 +51,7 @@ final class FoundationDbSkipList {
     /**
      * The comparator when it has the {@code --stream} mode the fuzzer talks to (jni-bridge/fdb/skiplist), or aborts the
      * calling test with the reason: no build, or a comparator built before the mode existed (then rebuilding it with
-     * scripts/build-fdb brings it).
+     * scripts/build-fdb or scripts/build-skiplist brings it).
      */
     static synchronized Path requireStreaming() {
         Path comparator = require();
@@ -62,7 +65,15 @@ final class FoundationDbSkipList {
 
     /** Decides {@code trace} with FoundationDB's skip list; its "name: value" lines. */
     static Map<String, String> decide(Path comparator, Path trace) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(List.of(comparator.toString(), trace.toString())).redirectErrorStream(true).start();
+        return decide(comparator, List.of(trace.toString()));
+    }
+
+    /** Runs the comparator with {@code arguments} (a trace and its options); its "name: value" lines. */
+    static Map<String, String> decide(Path comparator, List<String> arguments) throws IOException, InterruptedException {
+        String trace = arguments.get(0);
+        List<String> command = new java.util.ArrayList<>(List.of(comparator.toString()));
+        command.addAll(arguments);
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!p.waitFor(10, TimeUnit.MINUTES)) {
             p.destroyForcibly();

@@ -27,9 +27,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 
 /**
- * The engines against FoundationDB itself, live: FoundationDB's skip list (built by scripts/build-fdb)
- * decides every golden trace — it must reproduce the stored hashes, which shows the comparator drives it
- * as the Resolver does — and every generated differential case, fixed and randomized; every engine must
+ * The engines against FoundationDB itself, live: FoundationDB's skip list (built by scripts/build-fdb, or from its
+ * ConflictSet.cpp alone by scripts/build-skiplist) decides every golden trace — it must reproduce the stored
+ * hashes, which shows the comparator drives it as the Resolver does — and every generated differential case, fixed and randomized; every engine must
  * then give the skip list's decision and conflicting-keys hashes. Without a FoundationDB build these
  * tests are reported as not run (see {@link FoundationDbSkipList}).
  */

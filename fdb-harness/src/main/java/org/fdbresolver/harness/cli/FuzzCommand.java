@@ -74,7 +74,7 @@ final class FuzzCommand extends Subcommand {
 
     @Option(names = "--fdb-skiplist", paramLabel = "PATH", order = 9,
             description = "FoundationDB's comparator fdbresolver_fdb_skiplist (default: $" + FdbSkipListComparator.ENV
-                    + ", else the one scripts/build-fdb built)")
+                    + ", else the one scripts/build-fdb built, else scripts/build-skiplist's)")
     Path fdbSkipList;
 
     @Mixin

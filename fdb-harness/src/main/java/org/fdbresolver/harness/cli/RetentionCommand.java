@@ -362,7 +362,8 @@ final class RetentionCommand extends Subcommand {
             p = Path.of(env);
         }
         if (!Files.isRegularFile(p) || !Files.isExecutable(p)) {
-            throw new UsageException("--fdb-skiplist " + p + " is not an executable file (build it with scripts/build-fdb)");
+            throw new UsageException("--fdb-skiplist " + p + " is not an executable file (build it with scripts/build-fdb,"
+                    + " or in a minute with scripts/build-skiplist)");
         }
         return p;
     }

@@ -93,7 +93,8 @@ final class SizeCommand extends Subcommand {
 
     @Option(names = "--fdb-skiplist", paramLabel = "PATH", order = 15,
             description = "FoundationDB's comparator fdbresolver_fdb_skiplist (default: $" + RetentionCommand.FDB_SKIPLIST_ENV
-                    + ", which scripts/fdbresolver sets from scripts/build-fdb --where; without it the skip list is modelled in Java)")
+                    + ", which scripts/fdbresolver sets from scripts/build-fdb --where, else scripts/build-skiplist --where; without it"
+                    + " the skip list is modelled in Java)")
     Path fdbSkipList;
 
     @Override
@@ -291,7 +292,8 @@ final class SizeCommand extends Subcommand {
             p = Path.of(env);
         }
         if (!Files.isRegularFile(p) || !Files.isExecutable(p)) {
-            throw new UsageException("--fdb-skiplist " + p + " is not an executable file (build it with scripts/build-fdb)");
+            throw new UsageException("--fdb-skiplist " + p + " is not an executable file (build it with scripts/build-fdb,"
+                    + " or in a minute with scripts/build-skiplist)");
         }
         return p;
     }

@@ -7,9 +7,12 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
- * Where {@code scripts/build-fdb} put FoundationDB's build, as {@code scripts/build-fdb --where} says:
+ * Where {@code scripts/build-fdb} put FoundationDB's build, as {@code scripts/build-fdb --where} says (or, asked
+ * of {@code scripts/build-skiplist}, where the standalone skip-list comparator is, in the same terms):
  * its {@code name: path} lines on stdout ({@code fdbserver}, {@code fdbcli}, {@code libfdb_c},
  * {@code fdb-skiplist}, ...) and its exit code — 0 built, 3 not built (a {@code build-fdb: not built: ...}
  * line on stderr says what is missing and whether a build is under way), 4 built from another patch series
@@ -30,7 +33,13 @@ public record FdbBuildLocation(int exitCode, Map<String, Path> paths, String sta
     public static final int NOT_BUILT_YET = 3;
     public static final int STALE = 4;
 
-    private static final String NOT_BUILT = "build-fdb: not built:";
+    /** The script for FoundationDB's full build. */
+    public static final String FULL_BUILD = "build-fdb";
+    /** The script for the standalone skip-list comparator (FoundationDB's ConflictSet.cpp alone). */
+    public static final String STANDALONE_SKIPLIST = "build-skiplist";
+
+    /** "build-fdb: not built: WHY" or "build-skiplist: not built: WHY". */
+    private static final Pattern NOT_BUILT = Pattern.compile("^[a-z-]+: not built: (.*)$");
 
     /** The repository holding {@code scripts/build-fdb}. */
     public static Path repositoryRoot() {
@@ -44,9 +53,14 @@ public record FdbBuildLocation(int exitCode, Map<String, Path> paths, String sta
 
     /** Asks {@code repoRoot}'s {@code scripts/build-fdb --where}. */
     public static FdbBuildLocation ask(Path repoRoot) throws IOException {
-        Path script = repoRoot.resolve("scripts/build-fdb");
+        return ask(repoRoot, FULL_BUILD);
+    }
+
+    /** Asks {@code repoRoot}'s {@code scripts/SCRIPT --where} ({@link #FULL_BUILD} or {@link #STANDALONE_SKIPLIST}). */
+    public static FdbBuildLocation ask(Path repoRoot, String scriptName) throws IOException {
+        Path script = repoRoot.resolve("scripts").resolve(scriptName);
         if (!Files.isExecutable(script)) {
-            throw new IOException("no scripts/build-fdb under " + repoRoot + " (system property " + REPO_ROOT_PROPERTY + ")");
+            throw new IOException("no scripts/" + scriptName + " under " + repoRoot + " (system property " + REPO_ROOT_PROPERTY + ")");
         }
         Process p = new ProcessBuilder(script.toString(), "--where").start();
         // A few short lines each: stdout read whole, then stderr, cannot fill a pipe and stall.
@@ -71,10 +85,11 @@ public record FdbBuildLocation(int exitCode, Map<String, Path> paths, String sta
         String stale = null;
         String notBuilt = null;
         for (String line : err.split("\n")) {
+            Matcher notBuiltLine = NOT_BUILT.matcher(line);
             if (line.startsWith("stale: ")) {
                 stale = line;
-            } else if (line.startsWith(NOT_BUILT)) {
-                notBuilt = line.substring(NOT_BUILT.length()).trim();
+            } else if (notBuiltLine.matches()) {
+                notBuilt = notBuiltLine.group(1).trim();
             }
         }
         return new FdbBuildLocation(p.exitValue(), Map.copyOf(paths), stale, notBuilt);

@@ -75,7 +75,8 @@ public final class SkipListOracle implements Oracle {
                 return comparator + " --help did not answer within 30 s";
             }
             return help.contains(STREAM) ? null : comparator + " has no " + STREAM + " mode (built from an older "
-                    + "jni-bridge/fdb/skiplist/fdb_skiplist_main.cpp; rebuild it with scripts/build-fdb)";
+                    + "jni-bridge/fdb/skiplist/fdb_skiplist_main.cpp; rebuild it with scripts/build-fdb or"
+                    + " scripts/build-skiplist)";
         } catch (IOException e) {
             return "cannot run " + comparator + ": " + e.getMessage();
         } catch (InterruptedException e) {

@@ -49,7 +49,8 @@ public final class NativeMeter implements FdbWindowSearch.Meter {
                 return Long.parseLong(line.substring("max-history-bytes: ".length()).strip());
             }
         }
-        throw new IOException(comparator + " printed no max-history-bytes line (an older build? rebuild it with scripts/build-fdb)");
+        throw new IOException(comparator + " printed no max-history-bytes line (an older build? rebuild it with scripts/build-fdb or"
+                + " scripts/build-skiplist)");
     }
 
     private static String read(InputStream in) {

@@ -259,7 +259,8 @@ class RetentionCommandTest {
                 Map.entry(List.of("retention", t, "--budget", "8m", "--out", o, "--engine", "nope"),
                         "error: unknown engine 'nope' (engines: " + EngineOptions.known() + ")"),
                 Map.entry(List.of("retention", t, "--budget", "8m", "--out", o, "--fdb-skiplist", file.toString(), "--versus-fdb"),
-                        "error: --fdb-skiplist " + file + " is not an executable file (build it with scripts/build-fdb)"),
+                        "error: --fdb-skiplist " + file + " is not an executable file (build it with scripts/build-fdb,"
+                                + " or in a minute with scripts/build-skiplist)"),
                 Map.entry(List.of("retention", "/dev/null", "--budget", "8m,16m", "--out", o),
                         "error: /dev/null is not a regular file and can be read only once: give one budget and no --versus-fdb"));
         for (var c : cases.entrySet()) {

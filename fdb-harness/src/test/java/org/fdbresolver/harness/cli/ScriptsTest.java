@@ -56,17 +56,54 @@ class ScriptsTest {
     void fdbCompareWithoutABuildSaysSoAndExitsThree(@TempDir Path dir) throws Exception {
         Path trace = Files.writeString(dir.resolve("t.trace"), "not read: the build is checked first");
         Path cache = dir.resolve("cache");
-        LauncherScriptTest.Result r = bash(SCRIPTS.resolve("fdb-compare"), Map.of("FDBRESOLVER_FDB_CACHE", cache.toString()),
-                trace.toString(), "--warmup", "10");
+        // FDBRESOLVER_FDB_SKIPLIST set empty: the builds are asked, whatever the environment running the tests names.
+        LauncherScriptTest.Result r = bash(SCRIPTS.resolve("fdb-compare"), Map.of("FDBRESOLVER_FDB_CACHE", cache.toString(),
+                "FDBRESOLVER_FDB_SKIPLIST", ""), trace.toString(), "--warmup", "10");
         assertEquals(3, r.code(), r::toString);
         assertEquals("", r.out());
         assertEquals(List.of("error: FoundationDB's skip list is not built: " + lacks(cache) + "; run scripts/build-fdb"
-                + " (one to two hours the first time on 2 cores)"), r.errLines(), r::toString);
+                + " (one to two hours the first time on 2 cores); or build the standalone comparator from FoundationDB's"
+                + " ConflictSet.cpp alone in about a minute: scripts/build-skiplist"), r.errLines(), r::toString);
         // --cache says the same of another cache.
         Path other = dir.resolve("other");
-        r = bash(SCRIPTS.resolve("fdb-compare"), Map.of(), trace.toString(), "--cache", other.toString());
+        r = bash(SCRIPTS.resolve("fdb-compare"), Map.of("FDBRESOLVER_FDB_SKIPLIST", ""), trace.toString(), "--cache",
+                other.toString());
         assertEquals(3, r.code(), r::toString);
         assertTrue(r.err().contains(lacks(other)), r::toString);
+        // FDBRESOLVER_FDB_SKIPLIST names the comparator first; one that is not there is bad usage.
+        r = bash(SCRIPTS.resolve("fdb-compare"), Map.of("FDBRESOLVER_FDB_SKIPLIST", dir.resolve("none").toString()),
+                trace.toString(), "--cache", other.toString());
+        assertEquals(2, r.code(), r::toString);
+        assertEquals(List.of("error: FDBRESOLVER_FDB_SKIPLIST=" + dir.resolve("none") + " is not an executable file"),
+                r.errLines(), r::toString);
+    }
+
+    /**
+     * scripts/test's step before Maven (issue 30 item 4): with neither FoundationDB's build nor its source, CI goes on
+     * (the tests then say NOT RUN) after build-skiplist's one line; a source that is here but does not build stops it.
+     */
+    @Test
+    void theTestsPreparationOfTheStandaloneComparatorFailsOnlyOnABrokenBuild(@TempDir Path dir) throws Exception {
+        Path runner = Files.writeString(dir.resolve("prepare.sh"), """
+                unset FDBRESOLVER_FDB_SKIPLIST
+                source "%s"
+                prepare_skiplist_comparator
+                """.formatted(SCRIPTS.resolve("lib/skiplist-comparator.bash")));
+        Path cache = dir.resolve("cache");
+        LauncherScriptTest.Result none = bash(runner, Map.of("FDBRESOLVER_FDB_CACHE", cache.toString(), "FDB_SOURCE", ""));
+        assertEquals(0, none.code(), none::toString);
+        assertEquals(List.of("build-skiplist: not built: no FoundationDB source here (no --source, $FDB_SOURCE, nor"
+                + " build-fdb's source or clone in " + cache + "); pass --source DIR|MIRROR"), none.errLines(), none::toString);
+
+        Path broken = Files.createDirectories(dir.resolve("fdb/fdbserver/resolver"));
+        Files.writeString(broken.resolve("ConflictSet.cpp"), "not FoundationDB's ConflictSet.cpp\n");
+        Files.writeString(broken.resolve("ConflictSet.h"), "\n");
+        LauncherScriptTest.Result failed = bash(runner, Map.of("FDBRESOLVER_FDB_CACHE", cache.toString(),
+                "FDB_SOURCE", dir.resolve("fdb").toString()));
+        assertEquals(1, failed.code(), failed::toString);
+        assertTrue(failed.err().contains("error: patch 0003's ConflictSet.cpp part does not apply to"), failed::toString);
+        assertTrue(failed.err().endsWith("test: scripts/build-skiplist failed (exit 2) although FoundationDB's source is here\n"),
+                failed::toString);
     }
 
     /** Its usage line names every option it takes, and takes every option it names; bad usage is exit 2. */

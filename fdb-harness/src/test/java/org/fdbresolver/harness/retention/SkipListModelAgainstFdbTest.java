@@ -15,8 +15,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * The Java model of FoundationDB's skip-list memory against FoundationDB's own skip list (the comparator
  * {@code fdbresolver_fdb_skiplist} that {@code scripts/build-fdb} builds): the same peak node bytes, to the
  * byte, at several windows of the golden longtrace. Runs where {@link FdbSkipListComparator} finds the
- * comparator ({@code FDBRESOLVER_FDB_SKIPLIST}, or built by {@code scripts/build-fdb}); reported as skipped
- * elsewhere, with the reason on the console once.
+ * comparator ({@code FDBRESOLVER_FDB_SKIPLIST}, or built by {@code scripts/build-fdb}, or the standalone one of
+ * {@code scripts/build-skiplist}); reported as skipped elsewhere, with the reason on the console once.
  */
 class SkipListModelAgainstFdbTest {
 
