@@ -107,6 +107,9 @@ final class DemoCommand extends Subcommand {
                         + " the generated trace: not with --trace " + givenTrace + " (drop one or the other)");
             }
         }
+        if (givenTrace == null && batches == 0) {
+            throw new UsageException("--batches 0 compares nothing"); // as fuzz --transactions 0 and bench on an empty trace
+        }
         ConflictSetConfig chosen = engine.config();
         ConflictSetConfig reference = ConflictSetConfig.builder().engine(EngineOptions.REFERENCE)
                 .memoryBudgetBytes(engine.budget()).build();

@@ -69,7 +69,7 @@ final class RetentionCommand extends Subcommand {
             description = "the engine (default ${DEFAULT-VALUE}; engines are listed below)")
     String engine;
 
-    @Option(names = "--engine-option", paramLabel = "NAME=VALUE", order = 4,
+    @Option(names = "--engine-option", paramLabel = "NAME=VALUE", order = 4, parameterConsumer = EngineOptions.OnceEach.class,
             description = "an engine-specific setting, repeatable (see docs/configuration.md)")
     Map<String, String> settings = new LinkedHashMap<>();
 
@@ -346,9 +346,7 @@ final class RetentionCommand extends Subcommand {
     }
 
     private ConflictSetConfig config(long budget) {
-        ConflictSetConfig.Builder b = ConflictSetConfig.builder().engine(engine).memoryBudgetBytes(budget);
-        settings.forEach(b::option);
-        return b.build();
+        return EngineOptions.config(ConflictSetConfig.builder().engine(engine).memoryBudgetBytes(budget), settings);
     }
 
     /** The comparator to measure FoundationDB with: --fdb-skiplist, else the environment's, else null (the model). */
