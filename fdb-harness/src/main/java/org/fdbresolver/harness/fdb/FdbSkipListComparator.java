@@ -46,7 +46,7 @@ public record FdbSkipListComparator(Path path, String whyNot) {
         // build-fdb's own reason says what is missing and what to do (build, or wait for the build under way).
         String why = where.notBuilt() != null ? where.notBuilt()
                 : "no " + (built != null ? built : "comparator path from scripts/build-fdb --where")
-                        + "; build it with scripts/build-fdb (one to two hours the first time)";
+                        + "; build it with scripts/build-fdb (" + FdbBuildLocation.FIRST_BUILD + ")";
         return new FdbSkipListComparator(null, "FoundationDB's skip list is not built: " + why + "; or set " + ENV
                 + "=PATH to a built comparator");
     }

@@ -117,6 +117,7 @@ class ScriptsTest {
                 printf '#!/usr/bin/env bash\\necho "fake replay ran: $*"\\n' > $t/native/fdbresolver-replay
                 chmod +x $t/native/fdbresolver-replay
                 touch $t/classes/org/fdbresolver/bridge/NativeResolver.class $t/lib/plugin.jar
+                touch $t/fdbresolver-replay.stamp
                 """);
         return root;
     }
@@ -167,5 +168,27 @@ class ScriptsTest {
         int before = Files.readAllLines(calls).size();
         assertEquals("", bash(script, env, "t.trace").err());
         assertEquals(before, Files.readAllLines(calls).size());
+    }
+
+    /**
+     * Issue 33: the replay script rebuilt the bridge ("no record of the last build") right after scripts/test had
+     * built it, because only the script wrote its record. Maven writes it now, at the end of every build that
+     * packages the module (the fake wrappers above do the same); each script reads the file its module's pom writes.
+     */
+    @Test
+    void theRecordOfTheLastBuildIsWrittenByMavenWhereTheScriptsLook() throws IOException {
+        Path root = repositoryRoot();
+        for (var e : Map.of("jni-bridge", "fdbresolver-replay", "fdb-harness", "fdbresolver").entrySet()) {
+            String stamp = e.getValue().equals("fdbresolver") ? "fdbresolver-cli.stamp" : "fdbresolver-replay.stamp";
+            String pom = Files.readString(root.resolve(e.getKey()).resolve("pom.xml"));
+            Matcher record = Pattern.compile("<id>record-build</id>\\s*<phase>package</phase>[\\s\\S]*?<executable>touch"
+                    + "</executable>\\s*<arguments>\\s*<argument>\\$\\{project.build.directory\\}/([^<]+)</argument>").matcher(pom);
+            assertTrue(record.find(), e.getKey() + "/pom.xml records its build");
+            assertEquals(stamp, record.group(1));
+            String script = Files.readString(SCRIPTS.resolve(e.getValue()));
+            assertTrue(script.contains("stamp=\"$target/" + stamp + "\"") || script.contains("stamp=$target/" + stamp),
+                    e.getValue() + " reads " + stamp);
+            assertTrue(!script.contains("touch \"$stamp\""), e.getValue() + " leaves the record to Maven");
+        }
     }
 }
