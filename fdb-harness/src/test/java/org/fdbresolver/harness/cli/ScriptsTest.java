@@ -40,8 +40,8 @@ class ScriptsTest {
         assertEquals(3, r.code(), r::toString);
         assertEquals(6, r.out().lines().count(), r::toString);
         assertTrue(r.out().contains("fdb-skiplist: " + cache + "/build-" + LABEL + "/bin/fdbresolver_fdb_skiplist\n"), r::toString);
-        assertEquals(List.of("build-fdb: not built: " + lacks(cache) + "; run scripts/build-fdb (one to two hours the first"
-                + " time on 2 cores)"), r.errLines(), r::toString);
+        assertEquals(List.of("build-fdb: not built: " + lacks(cache) + "; run scripts/build-fdb (hours the first"
+                + " time on 2 cores, see docs/fdb-integration.md)"), r.errLines(), r::toString);
 
         // A build under way writes its log: said, with how far it got.
         Path log = cache.resolve("build-" + LABEL + ".log");
@@ -61,7 +61,7 @@ class ScriptsTest {
         assertEquals(3, r.code(), r::toString);
         assertEquals("", r.out());
         assertEquals(List.of("error: FoundationDB's skip list is not built: " + lacks(cache) + "; run scripts/build-fdb"
-                + " (one to two hours the first time on 2 cores)"), r.errLines(), r::toString);
+                + " (hours the first time on 2 cores, see docs/fdb-integration.md)"), r.errLines(), r::toString);
         // --cache says the same of another cache.
         Path other = dir.resolve("other");
         r = bash(SCRIPTS.resolve("fdb-compare"), Map.of(), trace.toString(), "--cache", other.toString());
