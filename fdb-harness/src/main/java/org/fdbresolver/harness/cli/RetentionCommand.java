@@ -198,6 +198,25 @@ final class RetentionCommand extends Subcommand {
                             shown[0].update(bytes, batches, transactions);
                         }
                     });
+            // Each window tried is a replay of the whole trace: the progress says which, as it starts again from 0 %.
+            FdbWindowSearch.Meter measuring = meter;
+            meter = new FdbWindowSearch.Meter() {
+                private int windows;
+
+                @Override
+                public long peakBytes(long windowVersions) throws IOException {
+                    if (shown[0] != null) {
+                        shown[0].stage(String.format(Locale.ROOT, "window %d (%.3f s)", ++windows,
+                                windowVersions / RetentionSample.VERSIONS_PER_SECOND));
+                    }
+                    return measuring.peakBytes(windowVersions);
+                }
+
+                @Override
+                public String description() {
+                    return measuring.description();
+                }
+            };
             search = new FdbWindowSearch(meter, span, step);
             for (Run r : runs) {
                 RetentionSummary s = r.summary();
