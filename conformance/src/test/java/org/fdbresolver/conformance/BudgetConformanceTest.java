@@ -99,7 +99,7 @@ class BudgetConformanceTest {
         long extraTooOld = 0;
         long commits = 0;
         try (ConflictSet budgeted = ConflictSet.open(config); ConflictSet reference = ConflictSet.open(unbounded);
-             AutoCloseable closeThreaded = () -> threaded.forEach(ConflictSet::close)) {
+             AutoCloseable _ = () -> threaded.forEach(ConflictSet::close)) { // closes the threaded ones too
             ConflictBatch mine = budgeted.newBatch();
             ConflictBatch theirs = reference.newBatch();
             List<ConflictBatch> threadedBatches = threaded.stream().map(ConflictSet::newBatch).toList();

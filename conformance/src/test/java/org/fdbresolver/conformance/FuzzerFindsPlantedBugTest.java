@@ -41,7 +41,7 @@ class FuzzerFindsPlantedBugTest {
         }
         Fuzzer.Found found = r.found();
         assertNotNull(found, "the fuzzer missed the planted bug in " + r.transactions() + " transactions");
-        System.out.println("planted bug found in " + found.fuzzCase() + " at " + found.original().where() + " after "
+        System.out.println("ok, the fuzzer finds the deliberately planted bug: in " + found.fuzzCase() + " at " + found.original().where() + " after "
                 + r.transactions() + " transactions; shrunk from " + found.originalBatches() + " batches, "
                 + found.originalTransactions() + " transactions to " + found.shrunkBatches() + " batches, "
                 + found.shrunkTransactions() + " transactions in " + found.tests() + " tests ("
@@ -57,7 +57,6 @@ class FuzzerFindsPlantedBugTest {
         String listing = Files.readString(found.files().listing());
         long marked = listing.lines().filter(line -> line.endsWith("<-- differs")).count();
         assertEquals(1, marked, "exactly one differing transaction is marked:\n" + listing);
-        System.out.println(listing);
     }
 
     private static String decisionHash(Path trace, ConflictSet cs) throws Exception {

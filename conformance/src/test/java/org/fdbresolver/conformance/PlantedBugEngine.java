@@ -78,10 +78,20 @@ final class PlantedBugEngine {
         return s.substring(0, at) + with + s.substring(at + what.length());
     }
 
+    private static void deleteTree(Path dir) {
+        try (var paths = Files.walk(dir)) {
+            paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException | UncheckedIOException e) {
+            // best effort at exit: a folder left in the temporary directory is harmless
+        }
+    }
+
     private static Constructor<? extends ConflictEngine> compile() {
         try {
             String source = mutantSource(Files.readString(repoRoot().resolve(SOURCE)));
             Path dir = Files.createTempDirectory("planted-bug");
+            // The classes are loaded from it for the rest of the run: removed when the JVM exits, not left in /tmp.
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteTree(dir), "planted-bug-cleanup"));
             Path file = dir.resolve("src").resolve(PACKAGE.replace('.', '/')).resolve("PlantedBugEngine.java");
             Files.createDirectories(file.getParent());
             Files.writeString(file, source, StandardCharsets.UTF_8);

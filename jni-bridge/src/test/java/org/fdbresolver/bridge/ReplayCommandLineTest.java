@@ -88,6 +88,18 @@ class ReplayCommandLineTest {
         assertTrue(option.stderr().startsWith("error: ") && option.stderr().contains("'noSuchOption'"), option.stderr());
     }
 
+    /**
+     * Issue 33: a key block beyond 2^30 bytes was "cannot start the engine: ... NegativeArraySizeException", exit 3;
+     * the configuration refuses it as bad input, from the options and from a configuration text alike.
+     */
+    @Test
+    void aKeyBlockTooLargeIsBadInputNamingTheOption() throws Exception {
+        String line = "error: engine tree: option keyBlockBytes is too large: '2000000000' (at most 1073741824)";
+        assertOneError(replay(trace().toString(), "--engine", "tree", "--engine-option", "keyBlockBytes=2000000000"), line);
+        assertOneError(replay(trace().toString(), "--engine", "tree", "--setting", "engine_option=keyBlockBytes=2000000000"),
+                line);
+    }
+
     @Test
     void warmupThatLeavesNothingToTimeIsAnError() throws Exception {
         assertOneError(replay(trace().toString(), "--warmup", "5000"),

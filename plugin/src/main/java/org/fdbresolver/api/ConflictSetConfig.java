@@ -25,6 +25,13 @@ public record ConflictSetConfig(String engine, long memoryBudgetBytes, int maxKe
      * would be refused. A key is then bounded only by what a batch's key region holds (2 GiB).
      */
     public static final int DEFAULT_MAX_KEY_BYTES = Integer.MAX_VALUE;
+    /** The tree engine's (the default engine's) option for the size of its key blocks (docs/configuration.md). */
+    static final String KEY_BLOCK_BYTES = "keyBlockBytes";
+    /**
+     * Largest {@code keyBlockBytes}: a key block is one byte array whose size is the value rounded up to a power of
+     * two, and 2^30 is the largest power of two an array can have.
+     */
+    public static final long MAX_KEY_BLOCK_BYTES = 1L << 30;
 
     public ConflictSetConfig {
         Objects.requireNonNull(engine, "engine");
@@ -35,6 +42,23 @@ public record ConflictSetConfig(String engine, long memoryBudgetBytes, int maxKe
             throw new IllegalArgumentException("max key bytes must be positive: " + maxKeyBytes);
         }
         options = Map.copyOf(options);
+        requireKeyBlockInRange(engine, options.get(KEY_BLOCK_BYTES));
+    }
+
+    /**
+     * A {@code keyBlockBytes} beyond {@link #MAX_KEY_BLOCK_BYTES} is refused here, where the CLI's
+     * {@code --engine-option} and the bridge's configuration text both pass, as a range error naming the option
+     * (issue 33: it used to fail later as an internal error). Whether the value is a number at all stays the
+     * engine's to say, as for its other options; another engine refuses the option as unknown.
+     */
+    private static void requireKeyBlockInRange(String engine, String value) {
+        if (!DEFAULT_ENGINE.equals(engine) || value == null || !value.trim().matches("\\+?[0-9]+")) {
+            return;
+        }
+        if (new java.math.BigInteger(value.trim()).compareTo(java.math.BigInteger.valueOf(MAX_KEY_BLOCK_BYTES)) > 0) {
+            throw new IllegalArgumentException("engine " + engine + ": option " + KEY_BLOCK_BYTES + " is too large: '"
+                    + value + "' (at most " + MAX_KEY_BLOCK_BYTES + ")");
+        }
     }
 
     public static ConflictSetConfig defaults() {

@@ -56,8 +56,8 @@ record FdbBuild(Path repoRoot, Path fdbserver, Path fdbcli, Path libfdbC) {
                     + (where.stale() == null ? "stale" : where.stale()) + ")");
         }
         if (!where.built()) {
-            return notRun("FoundationDB is not built (scripts/build-fdb --where exited " + where.exitCode() + "; fdbserver would be "
-                    + where.path("fdbserver") + "): run scripts/build-fdb (one to two hours the first time)");
+            // build-fdb's words: they say when a build is under way, as the other NOT RUN lines do (issue 33)
+            return notRun(where.whyNotBuilt());
         }
         return new FdbBuild(root, where.path("fdbserver"), where.path("fdbcli"), where.path("libfdb_c"));
     }

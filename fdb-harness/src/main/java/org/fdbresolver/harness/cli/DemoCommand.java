@@ -79,6 +79,7 @@ final class DemoCommand extends Subcommand {
                 prints (one 'name: value' per line):
                   workload and seed (when generated), trace (when given or kept), batches, transactions,
                   timing (how the rates below were measured: warm, second of two passes),
+                  conflicting-keys (when none were reported: the hashes of them are SHA-256 of nothing),
                   then for each engine E (the chosen one, then reference):
                   E-decision-hash, E-conflicting-keys-hash, E-transactions/sec (time inside the engine),
                   then speedup (the chosen engine's rate over the reference's) and agree (yes|no);
@@ -106,6 +107,9 @@ final class DemoCommand extends Subcommand {
                 throw new UsageException(String.join(", ", generating) + (generating.size() == 1 ? " shapes" : " shape")
                         + " the generated trace: not with --trace " + givenTrace + " (drop one or the other)");
             }
+        }
+        if (givenTrace == null && batches == 0) {
+            throw new UsageException("--batches 0 compares nothing"); // as fuzz --transactions 0 and bench on an empty trace
         }
         ConflictSetConfig chosen = engine.config();
         ConflictSetConfig reference = ConflictSetConfig.builder().engine(EngineOptions.REFERENCE)
@@ -135,6 +139,10 @@ final class DemoCommand extends Subcommand {
             context.line("batches", a.hasher().batches());
             context.line("transactions", a.hasher().transactions());
             context.line("timing", TIMING);
+            if (a.hasher().conflictingKeysHash().equals(HASH_OF_NOTHING)) {
+                // A hash that looks like data but is SHA-256 of no bytes: say why, once, before the hashes.
+                context.line("conflicting-keys", NONE_REPORTED);
+            }
             print(context, a);
             if (!comparing) {
                 context.line("note", "--engine reference is the oracle itself: nothing to compare it with (try --engine "
@@ -176,6 +184,12 @@ final class DemoCommand extends Subcommand {
             }
         }
     }
+
+    /** SHA-256 of no bytes: the conflicting-keys hash of a run in which no conflicting read was reported. */
+    static final String HASH_OF_NOTHING = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+    static final String NONE_REPORTED = "none reported: no transaction that conflicted asked for its conflicting keys "
+            + "(report_conflicting_keys; gen's workloads set it with --report-fraction), so each E-conflicting-keys-hash "
+            + "below is SHA-256 of nothing";
 
     /** Decides the trace once untimed (the warm-up), then again with a fresh conflict set; returns the second. */
     private static TraceResolution.Outcome warmRun(Path trace, ConflictSetConfig config, CommandContext context)

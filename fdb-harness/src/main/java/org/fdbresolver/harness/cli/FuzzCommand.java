@@ -119,6 +119,9 @@ final class FuzzCommand extends Subcommand {
         if (limit == 0) {
             throw new UsageException("--transactions 0 compares nothing");
         }
+        if (cases != null && cases == 0) {
+            throw new UsageException("--cases 0 compares nothing");
+        }
         if (seconds != null && seconds == 0) {
             throw new UsageException("--seconds 0 compares nothing");
         }

@@ -96,6 +96,10 @@ final class GenCommand extends Subcommand {
 
     @Override
     int run(CommandContext context) throws Exception {
+        if (batches != null && batches == 0) {
+            // A trace without batches is refused by every command that reads one (bench, retention, demo).
+            throw new UsageException("--batches 0 generates nothing (give 1 or more)");
+        }
         Map<String, String> options = new TreeMap<>();
         for (OptionSpec o : workloadOptions) {
             if (o.getValue() != null) {

@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -24,6 +25,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine.TypeConversionException;
 import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
@@ -116,6 +118,13 @@ public final class Main {
         });
         commandLine.setColorScheme(CommandLine.Help.defaultColorScheme(CommandLine.Help.Ansi.OFF));
         commandLine.setExpandAtFiles(false); // "@name" is a file name, not a file of arguments
+        // An empty name would become the working folder ("error: : is a directory"): refused naming the option.
+        commandLine.registerConverter(Path.class, text -> {
+            if (text.isEmpty()) {
+                throw new TypeConversionException("'' is not a file name");
+            }
+            return Path.of(text);
+        });
         commandLine.setUsageHelpWidth(HELP_WIDTH);
         style(commandLine.getCommandSpec());
         footer(commandLine.getCommandSpec(), Root.FOOTER);

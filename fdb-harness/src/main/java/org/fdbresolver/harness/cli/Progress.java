@@ -49,6 +49,8 @@ final class Progress implements AutoCloseable {
     private final PrintStream err;
     private final Mode mode;
     private final String label;
+    /** Which pass of a step that replays its input several times ({@code window 3, 12.5 s}), or empty. */
+    private volatile String stage = "";
     private final long total;
     private final String unit;
     private final long start = System.nanoTime();
@@ -123,7 +125,7 @@ final class Progress implements AutoCloseable {
         nextDraw = now + REDRAW_NANOS;
         double secs = (now - start) / 1e9;
         double passSecs = Math.max(1e-9, (now - passStart) / 1e9);
-        StringBuilder sb = new StringBuilder("\r").append(label).append(' ');
+        StringBuilder sb = new StringBuilder("\r").append(label).append(stage).append(' ');
         if (total > 0) {
             double f = Math.min(1.0, (double) done / total);
             int filled = (int) Math.round(f * BAR);
@@ -152,7 +154,7 @@ final class Progress implements AutoCloseable {
         long d = done;
         long b = batches;
         long t = transactions;
-        StringBuilder sb = new StringBuilder("fdbresolver: ").append(label).append(':');
+        StringBuilder sb = new StringBuilder("fdbresolver: ").append(label).append(stage).append(':');
         if (total > 0 && d > 0) {
             sb.append(String.format(Locale.ROOT, " %.1f%%,", Math.min(100.0, 100.0 * d / total)));
         }
@@ -169,6 +171,14 @@ final class Progress implements AutoCloseable {
                 err.flush();
             }
         }
+    }
+
+    /**
+     * Names the pass now under way of a step that replays its input once per pass, so that a display which
+     * starts again from 0 % says why ({@code FoundationDB window, 16MiB, window 3 (12.500 s): 42.0%, ...}).
+     */
+    void stage(String text) {
+        stage = text.isEmpty() ? "" : ", " + text;
     }
 
     @Override

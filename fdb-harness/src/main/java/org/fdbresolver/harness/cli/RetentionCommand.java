@@ -69,7 +69,7 @@ final class RetentionCommand extends Subcommand {
             description = "the engine (default ${DEFAULT-VALUE}; engines are listed below)")
     String engine;
 
-    @Option(names = "--engine-option", paramLabel = "NAME=VALUE", order = 4,
+    @Option(names = "--engine-option", paramLabel = "NAME=VALUE", order = 4, parameterConsumer = EngineOptions.OnceEach.class,
             description = "an engine-specific setting, repeatable (see docs/configuration.md)")
     Map<String, String> settings = new LinkedHashMap<>();
 
@@ -198,6 +198,25 @@ final class RetentionCommand extends Subcommand {
                             shown[0].update(bytes, batches, transactions);
                         }
                     });
+            // Each window tried is a replay of the whole trace: the progress says which, as it starts again from 0 %.
+            FdbWindowSearch.Meter measuring = meter;
+            meter = new FdbWindowSearch.Meter() {
+                private int windows;
+
+                @Override
+                public long peakBytes(long windowVersions) throws IOException {
+                    if (shown[0] != null) {
+                        shown[0].stage(String.format(Locale.ROOT, "window %d (%.3f s)", ++windows,
+                                windowVersions / RetentionSample.VERSIONS_PER_SECOND));
+                    }
+                    return measuring.peakBytes(windowVersions);
+                }
+
+                @Override
+                public String description() {
+                    return measuring.description();
+                }
+            };
             search = new FdbWindowSearch(meter, span, step);
             for (Run r : runs) {
                 RetentionSummary s = r.summary();
@@ -346,9 +365,7 @@ final class RetentionCommand extends Subcommand {
     }
 
     private ConflictSetConfig config(long budget) {
-        ConflictSetConfig.Builder b = ConflictSetConfig.builder().engine(engine).memoryBudgetBytes(budget);
-        settings.forEach(b::option);
-        return b.build();
+        return EngineOptions.config(ConflictSetConfig.builder().engine(engine).memoryBudgetBytes(budget), settings);
     }
 
     /** The comparator to measure FoundationDB with: --fdb-skiplist, else the environment's, else null (the model). */

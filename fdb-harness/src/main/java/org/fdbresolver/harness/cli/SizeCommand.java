@@ -74,10 +74,23 @@ final class SizeCommand extends Subcommand {
                     + "rate and key space (default ${DEFAULT-VALUE})")
     long maxWindowWrites;
 
-    @Option(names = "--scale-by", paramLabel = "HOW", order = 11, defaultValue = "BATCHES",
+    @Option(names = "--scale-by", paramLabel = "HOW", order = 11, defaultValue = "BATCHES", converter = ScaleByConverter.class,
             description = "how a large shape is scaled down: BATCHES (fewer transactions per batch, batches as often) or "
-                    + "SPACING (batches further apart, each as asked) (default ${DEFAULT-VALUE})")
+                    + "SPACING (batches further apart, each as asked), in any case (default ${DEFAULT-VALUE})")
     ScaledTrace.Mode scaleBy;
+
+    /** {@code --scale-by} in any case, refused in this CLI's words rather than picocli's enum message. */
+    static final class ScaleByConverter implements ITypeConverter<ScaledTrace.Mode> {
+        @Override
+        public ScaledTrace.Mode convert(String text) {
+            for (ScaledTrace.Mode mode : ScaledTrace.Mode.values()) {
+                if (mode.name().equalsIgnoreCase(text.trim())) {
+                    return mode;
+                }
+            }
+            throw new TypeConversionException("'" + text + "' is neither BATCHES nor SPACING");
+        }
+    }
 
     @Option(names = "--seed", paramLabel = "N", order = 12, defaultValue = "1", converter = SeedConverter.class,
             description = "the trace generator's seed (default ${DEFAULT-VALUE})")
@@ -87,7 +100,7 @@ final class SizeCommand extends Subcommand {
             description = "the engine (default ${DEFAULT-VALUE}; engines are listed below)")
     String engine;
 
-    @Option(names = "--engine-option", paramLabel = "NAME=VALUE", order = 14,
+    @Option(names = "--engine-option", paramLabel = "NAME=VALUE", order = 14, parameterConsumer = EngineOptions.OnceEach.class,
             description = "an engine-specific setting, repeatable (see docs/configuration.md)")
     Map<String, String> settings = new LinkedHashMap<>();
 
@@ -276,9 +289,7 @@ final class SizeCommand extends Subcommand {
     }
 
     private ConflictSetConfig config() {
-        ConflictSetConfig.Builder b = ConflictSetConfig.builder().engine(engine);
-        settings.forEach(b::option);
-        return b.build();
+        return EngineOptions.config(ConflictSetConfig.builder().engine(engine), settings);
     }
 
     /** The comparator to measure FoundationDB with: --fdb-skiplist, else the environment's, else null (the model). */

@@ -103,4 +103,20 @@ public record FdbBuildLocation(int exitCode, Map<String, Path> paths, String sta
     public boolean built() {
         return exitCode == BUILT;
     }
+
+    /**
+     * Why there is no build, and what to do, for a test's {@code NOT RUN} line: build-fdb's own reason when it gave
+     * one (it says whether a build is under way and how far it got, so nobody starts a second), else that
+     * {@code fdbserver} is missing. Meaningful when not {@link #built()}.
+     */
+    public String whyNotBuilt() {
+        if (notBuilt != null) {
+            return notBuilt;
+        }
+        return "FoundationDB is not built (scripts/build-fdb --where exited " + exitCode + "; fdbserver would be "
+                + path("fdbserver") + "): run scripts/build-fdb (" + FIRST_BUILD + ")";
+    }
+
+    /** How long the first build takes, said where one is suggested; the measurement is in the doc named. */
+    public static final String FIRST_BUILD = "hours the first time, see docs/fdb-integration.md";
 }

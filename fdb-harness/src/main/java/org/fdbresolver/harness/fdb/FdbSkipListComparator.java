@@ -69,7 +69,7 @@ public record FdbSkipListComparator(Path path, String whyNot, String from) {
             }
             return new FdbSkipListComparator(null, where.notBuilt() != null ? where.notBuilt()
                     : "no " + (built != null ? built : "comparator path from scripts/build-fdb --where")
-                            + "; build it with scripts/build-fdb (one to two hours the first time)", null);
+                            + "; build it with scripts/build-fdb (" + FdbBuildLocation.FIRST_BUILD + ")", null);
         } catch (IOException e) {
             return new FdbSkipListComparator(null, "cannot locate FoundationDB's build: " + e.getMessage(), null);
         }

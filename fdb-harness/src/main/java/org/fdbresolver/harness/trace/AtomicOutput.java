@@ -119,11 +119,13 @@ public final class AtomicOutput implements AutoCloseable {
         OutputStream open() throws IOException;
     }
 
+    /**
+     * Opens the temp file (or the target written through); an error names the target as the user gave it, never
+     * {@code FILE.tmp}, which the user did not ask for (issue 33: {@code rofs/x.trace.tmp: Read-only file system}).
+     */
     private static OutputStream open(Path target, Opener opener) throws IOException {
         try {
             return opener.open();
-        } catch (FileSystemException e) {
-            throw e; // names the file already
         } catch (IOException e) {
             throw named(e, target);
         }
@@ -162,9 +164,13 @@ public final class AtomicOutput implements AutoCloseable {
             storedSha256 = digest.digest();
             if (temp != null) {
                 try {
-                    Files.move(temp, resolved, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-                } catch (AtomicMoveNotSupportedException e) {
-                    Files.move(temp, resolved, StandardCopyOption.REPLACE_EXISTING);
+                    try {
+                        Files.move(temp, resolved, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+                    } catch (AtomicMoveNotSupportedException e) {
+                        Files.move(temp, resolved, StandardCopyOption.REPLACE_EXISTING);
+                    }
+                } catch (IOException e) {
+                    throw named(e, target);
                 }
             }
             committed = true;
@@ -193,10 +199,27 @@ public final class AtomicOutput implements AutoCloseable {
         }
     }
 
+    /**
+     * {@code FILE: cannot write: REASON}, the reason as the system says it ({@code No space left on device}); a
+     * {@link FileSystemException}'s own message would name the file it was about, here the temp file.
+     */
     private static FileSystemException named(IOException e, Path file) {
-        FileSystemException named = new FileSystemException(file.toString(), null, "cannot write: " + e.getMessage());
+        String reason = e instanceof FileSystemException f ? reason(f) : e.getMessage();
+        FileSystemException named = new FileSystemException(file.toString(), null, "cannot write: " + reason);
         named.initCause(e);
         return named;
+    }
+
+    private static String reason(FileSystemException e) {
+        if (e.getReason() != null) {
+            return e.getReason();
+        }
+        return switch (e) {
+            case NoSuchFileException _ -> "No such file or directory";
+            case java.nio.file.AccessDeniedException _ -> "Permission denied";
+            case java.nio.file.FileAlreadyExistsException _ -> "File exists";
+            default -> e.getClass().getSimpleName();
+        };
     }
 
     /** Gives every write error the file's name: the JDK's says only "No space left on device". */

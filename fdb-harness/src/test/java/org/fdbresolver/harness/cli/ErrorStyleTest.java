@@ -11,7 +11,10 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
+import org.fdbresolver.harness.trace.TraceFormats;
 import org.fdbresolver.harness.trace.TraceReader;
+import org.fdbresolver.harness.trace.TraceWriter;
+import org.fdbresolver.trace.v1.TraceHeader;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -84,10 +87,94 @@ class ErrorStyleTest {
     }
 
     @Test
-    void aTraceWithoutBatchesHasNothingToTime() {
-        Path empty = dir.resolve("empty.trace");
-        assertEquals(0, run("gen", "random", "--batches", 0, "--out", empty).code());
+    void aTraceWithoutBatchesHasNothingToTime() throws IOException {
+        Path empty = emptyTrace(dir.resolve("empty.trace"));
         assertError("error: " + empty + ": the trace has no batches, nothing to time", run("bench", empty, "--engine", "tree"));
+    }
+
+    /** A well-formed trace without batches, as a capture that saw none would write ({@code gen} refuses to). */
+    static Path emptyTrace(Path file) throws IOException {
+        try (TraceWriter w = TraceWriter.create(file, TraceHeader.newBuilder().setFormat(TraceFormats.TRACE)
+                .setWorkload("empty").build())) {
+            w.commit();
+        }
+        return file;
+    }
+
+    /** Issue 33: a count of 0 is refused alike by every command it would leave with nothing to do. */
+    @Test
+    void zeroBatchesOrCasesAreRefusedAsZeroTransactionsAre() {
+        assertError("error: --batches 0 generates nothing (give 1 or more)",
+                run("gen", "random", "--batches", 0, "--out", dir.resolve("zero.trace")));
+        assertFalse(Files.exists(dir.resolve("zero.trace")));
+        assertError("error: --batches 0 compares nothing", run("demo", "--batches", 0));
+        assertError("error: --cases 0 compares nothing", run("fuzz", "--cases", 0, "--oracle", "reference"));
+        assertError("error: --transactions 0 compares nothing", run("fuzz", "--transactions", 0, "--oracle", "reference"));
+    }
+
+    /**
+     * Issue 33: a key block of more than 2^30 bytes cannot be one array; it was an internal error
+     * (NegativeArraySizeException, exit 3). The check sits in the configuration, which the bridge's
+     * configuration text builds too (jni-bridge's tests check that path).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"2000000000", "1073741825", "99999999999"})
+    void aKeyBlockTooLargeIsARangeErrorNamingTheOption(String value) {
+        String expected = "error: engine tree: option keyBlockBytes is too large: '" + value + "' (at most 1073741824)";
+        assertError(expected, run("resolve", trace, "--engine", "tree", "--engine-option", "keyBlockBytes=" + value));
+        assertError(expected, run("bench", trace, "--engine", "tree", "--engine-option", "keyBlockBytes=" + value));
+        assertError(expected, run("demo", "--batches", 3, "--engine-option", "keyBlockBytes=" + value));
+        assertError(expected, run("retention", trace, "--budget", "4m", "--engine-option", "keyBlockBytes=" + value,
+                "--out", dir.resolve("kb")));
+        CliRun largest = run("resolve", trace, "--engine", "tree", "--engine-option", "keyBlockBytes=1073741824");
+        assertEquals(0, largest.code(), largest::toString);
+    }
+
+    /** Issue 33: a setting given twice was taken silently (the last won) while a repeated --budget is refused. */
+    @Test
+    void anEngineSettingGivenTwiceIsRefusedAsARepeatedBudgetIs() {
+        String twice = "error: option '--engine-option' sets threads twice (threads=2, then threads=3): give each setting "
+                + "once (see fdbresolver %s --help)";
+        assertError(twice.formatted("resolve"), run("resolve", trace, "--engine-option", "threads=2", "--engine-option", "threads=3"));
+        assertError(twice.formatted("bench"), run("bench", trace, "--engine-option=threads=2", "--engine-option=threads=3"));
+        assertError(twice.formatted("demo"), run("demo", "--engine-option", "threads=2", "--engine-option", "threads=3"));
+        assertError(twice.formatted("retention"), run("retention", trace, "--budget", "4m", "--engine-option", "threads=2",
+                "--engine-option", "threads=3"));
+        assertError(twice.formatted("size"), run("size", "--engine-option", "threads=2", "--engine-option", "threads=3"));
+        assertError("error: option '--budget' (BYTES) should be specified only once (see fdbresolver demo --help)",
+                run("demo", "--budget", "1g", "--budget", "2g"));
+        assertError("error: invalid value for option '--engine-option': 'threads' is not NAME=VALUE (see fdbresolver "
+                + "resolve --help)", run("resolve", trace, "--engine-option", "threads"));
+        CliRun two = run("resolve", trace, "--engine-option", "threads=2", "--engine-option", "readWays=4");
+        assertEquals(0, two.code(), two::toString);
+    }
+
+    /** Issue 33: a budget whose history could outgrow the heap ran without a word; it is said once, and runs. */
+    @Test
+    void aBudgetLargerThanTheHeapIsWarnedOnce() {
+        CliRun run = run("demo", "--batches", 3, "--budget", "1t");
+        assertEquals(0, run.code(), run::toString);
+        assertEquals(1, run.errLines().size(), run::toString);
+        assertTrue(run.errLines().getFirst().startsWith("warning: the memory budget lets the history take up to 1088.0 GiB"
+                + " of heap, more than this JVM's "), run::toString);
+        CliRun within = run("demo", "--batches", 3, "--budget", "64m");
+        assertEquals(List.of(), within.errLines(), within::toString);
+    }
+
+    @Test
+    void anEmptyFileNameIsRefusedNamingTheOption() {
+        assertError("error: invalid value for option '--out': '' is not a file name (see fdbresolver gen --help)",
+                run("gen", "random", "--batches", 2, "--out", ""));
+        assertError("error: invalid value for option '--out': '' is not a file name (see fdbresolver resolve --help)",
+                run("resolve", trace, "--out", ""));
+    }
+
+    @Test
+    void sizeTakesScaleByInAnyCaseAndRefusesOthersInItsOwnWords() {
+        assertError("error: invalid value for option '--scale-by': 'sideways' is neither BATCHES nor SPACING (see "
+                + "fdbresolver size --help)", run("size", "--scale-by", "sideways"));
+        assertEquals(org.fdbresolver.harness.sizing.ScaledTrace.Mode.BATCHES, new SizeCommand.ScaleByConverter().convert("batches"));
+        assertEquals(org.fdbresolver.harness.sizing.ScaledTrace.Mode.SPACING, new SizeCommand.ScaleByConverter().convert("Spacing"));
     }
 
     @Test

@@ -132,8 +132,45 @@ class LauncherScriptTest {
                 echo '[INFO] Building fdbresolver harness 0.1.0-SNAPSHOT [2/2]'
                 mkdir -p fdb-harness/target/lib
                 touch fdb-harness/target/fdbresolver-harness-0.1.0-SNAPSHOT.jar
+                touch fdb-harness/target/fdbresolver-cli.stamp
                 """.formatted(offlineError));
         return root;
+    }
+
+    /** {@link #fakeRepository} as a build has left it: the script starts the JVM at once. */
+    static Path builtRepository(Path dir) throws IOException {
+        Path root = fakeRepository(dir, "(never called)");
+        Path target = Files.createDirectories(root.resolve("fdb-harness/target/lib"));
+        Files.createFile(target.resolveSibling("fdbresolver-harness-0.1.0-SNAPSHOT.jar"));
+        Files.createFile(target.resolveSibling("fdbresolver-cli.stamp"));
+        return root;
+    }
+
+    /**
+     * Issue 33: an option the JVM refuses printed the JVM's three lines and exited 1, which here means "the answer
+     * is no". The real JDK is asked, before anything runs; a bad FDBRESOLVER_PROGRESS was ignored.
+     */
+    @Test
+    void environmentTheScriptCannotUseIsOneErrorLineExitTwo(@TempDir Path dir) throws Exception {
+        Path root = builtRepository(dir);
+        Path script = root.resolve("scripts").resolve("fdbresolver");
+        String jdk = System.getProperty("java.home");
+        Map<String, String> expected = Map.of(
+                "-Xbogus", "Unrecognized option: -Xbogus",
+                "-Xmx3q", "Invalid maximum heap size: -Xmx3q",
+                "-Xmx1g -XX:+UseG1GC", "Multiple garbage collectors selected");
+        for (var e : expected.entrySet()) {
+            Result r = bash(script, Map.of("JAVA_HOME", jdk, "FDBRESOLVER_JAVA_OPTS", e.getKey()), "--help");
+            assertEquals(2, r.code(), r::toString);
+            assertEquals(List.of("error: FDBRESOLVER_JAVA_OPTS='" + e.getKey() + "': the JVM refuses it: " + e.getValue()),
+                    r.errLines(), r::toString);
+            assertEquals("", r.out());
+        }
+        Result progress = bash(script, Map.of("JAVA_HOME", jdk, "FDBRESOLVER_PROGRESS", "bogus"), "--help");
+        assertEquals(2, progress.code(), progress::toString);
+        assertEquals(List.of("error: FDBRESOLVER_PROGRESS=bogus: wanted bar, lines or none (or unset: a bar on a "
+                + "terminal, else lines)"), progress.errLines(), progress::toString);
+        assertFalse(Files.exists(root.resolve("mvnw.calls")), "nothing was built");
     }
 
     @Test

@@ -130,6 +130,28 @@ class NewUserTest {
                 + " history of that node size works in", CliRun.of("resolve", trace.toString(), "--budget", "1k"));
     }
 
+    /**
+     * Issue 33: the default demo printed the hash of nothing as its conflicting-keys hash without a word; a trace
+     * whose transactions ask for their conflicting keys prints real hashes and no such line.
+     */
+    @Test
+    void demoSaysWhenNoConflictingKeysWereReported(@TempDir Path dir) {
+        CliRun none = CliRun.of("demo", "--batches", "20");
+        assertEquals(0, none.code(), none::toString);
+        assertEquals(DemoCommand.HASH_OF_NOTHING, none.value("tree-conflicting-keys-hash"));
+        assertEquals(DemoCommand.NONE_REPORTED, none.value("conflicting-keys"));
+        List<String> names = List.copyOf(none.values().keySet());
+        assertTrue(names.indexOf("conflicting-keys") < names.indexOf("tree-conflicting-keys-hash"), names::toString);
+
+        Path reporting = dir.resolve("reporting.trace");
+        assertEquals(0, CliRun.of("gen", "skiplisttest", "--batches", "20", "--report-fraction", "1",
+                "--out", reporting.toString()).code());
+        CliRun some = CliRun.of("demo", "--trace", reporting.toString());
+        assertEquals(0, some.code(), some::toString);
+        assertFalse(some.value("tree-conflicting-keys-hash").equals(DemoCommand.HASH_OF_NOTHING), some::toString);
+        assertFalse(some.values().containsKey("conflicting-keys"), some::toString);
+    }
+
     /** demo under a budget too small for the trace: the extra TOO_OLD answers are said to be the budget's, and allowed. */
     @Test
     void demoExplainsTheTooOldAnswersASmallBudgetCauses() {

@@ -83,6 +83,24 @@ class OutputFilesTest {
         assertTrue(isFifo(fifo));
     }
 
+    /**
+     * Issue 33: an error opening the temporary file named it ({@code error: rofs/x.trace.tmp: Read-only file
+     * system}), a name the user never gave. A directory in the temp file's place, and a folder of /proc where
+     * nothing can be created, stand for a read-only file system.
+     */
+    @Test
+    void anErrorCreatingTheFileNamesTheUsersPathNotTheTempFile(@TempDir Path dir) throws Exception {
+        Path out = dir.resolve("x.trace");
+        Files.createDirectory(dir.resolve("x.trace.tmp"));
+        CliRun run = CliRun.of("gen", "random", "--batches", "3", "--out", out.toString());
+        assertEquals(2, run.code(), run::toString);
+        assertEquals(List.of("error: " + out + ": cannot write: Is a directory"), run.errLines());
+
+        CliRun proc = CliRun.of("gen", "random", "--batches", "3", "--out", "/proc/x.trace");
+        assertEquals(2, proc.code(), proc::toString);
+        assertEquals(List.of("error: /proc/x.trace: cannot write: No such file or directory"), proc.errLines());
+    }
+
     @Test
     void aSymbolicLinkIsFollowedAndStaysALink(@TempDir Path dir) throws Exception {
         Path real = Files.writeString(dir.resolve("real.trace"), "an earlier file");

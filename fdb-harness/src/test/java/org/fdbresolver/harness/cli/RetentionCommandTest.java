@@ -299,8 +299,7 @@ class RetentionCommandTest {
      */
     @Test
     void aTraceWithoutBatchesOrABrokenOneLeavesNothingBehind(@TempDir Path dir) throws IOException {
-        Path zero = dir.resolve("zero.trace");
-        assertEquals(0, CliRun.of("gen", "conflictset-range", "--batches", "0", "--out", zero.toString()).code());
+        Path zero = ErrorStyleTest.emptyTrace(dir.resolve("zero.trace"));
         byte[] bytes = new byte[4096];
         new SplittableRandom(19).nextBytes(bytes);
         bytes[0] = 0x7f; // not gzip's magic: a damaged plain trace

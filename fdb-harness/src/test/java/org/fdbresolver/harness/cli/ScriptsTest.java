@@ -40,8 +40,8 @@ class ScriptsTest {
         assertEquals(3, r.code(), r::toString);
         assertEquals(6, r.out().lines().count(), r::toString);
         assertTrue(r.out().contains("fdb-skiplist: " + cache + "/build-" + LABEL + "/bin/fdbresolver_fdb_skiplist\n"), r::toString);
-        assertEquals(List.of("build-fdb: not built: " + lacks(cache) + "; run scripts/build-fdb (one to two hours the first"
-                + " time on 2 cores)"), r.errLines(), r::toString);
+        assertEquals(List.of("build-fdb: not built: " + lacks(cache) + "; run scripts/build-fdb (hours the first"
+                + " time on 2 cores, see docs/fdb-integration.md)"), r.errLines(), r::toString);
 
         // A build under way writes its log: said, with how far it got.
         Path log = cache.resolve("build-" + LABEL + ".log");
@@ -62,7 +62,7 @@ class ScriptsTest {
         assertEquals(3, r.code(), r::toString);
         assertEquals("", r.out());
         assertEquals(List.of("error: FoundationDB's skip list is not built: " + lacks(cache) + "; run scripts/build-fdb"
-                + " (one to two hours the first time on 2 cores); or build the standalone comparator from FoundationDB's"
+                + " (hours the first time on 2 cores, see docs/fdb-integration.md); or build the standalone comparator from FoundationDB's"
                 + " ConflictSet.cpp alone in about a minute: scripts/build-skiplist"), r.errLines(), r::toString);
         // --cache says the same of another cache.
         Path other = dir.resolve("other");
@@ -154,6 +154,7 @@ class ScriptsTest {
                 printf '#!/usr/bin/env bash\\necho "fake replay ran: $*"\\n' > $t/native/fdbresolver-replay
                 chmod +x $t/native/fdbresolver-replay
                 touch $t/classes/org/fdbresolver/bridge/NativeResolver.class $t/lib/plugin.jar
+                touch $t/fdbresolver-replay.stamp
                 """);
         return root;
     }
@@ -204,5 +205,27 @@ class ScriptsTest {
         int before = Files.readAllLines(calls).size();
         assertEquals("", bash(script, env, "t.trace").err());
         assertEquals(before, Files.readAllLines(calls).size());
+    }
+
+    /**
+     * Issue 33: the replay script rebuilt the bridge ("no record of the last build") right after scripts/test had
+     * built it, because only the script wrote its record. Maven writes it now, at the end of every build that
+     * packages the module (the fake wrappers above do the same); each script reads the file its module's pom writes.
+     */
+    @Test
+    void theRecordOfTheLastBuildIsWrittenByMavenWhereTheScriptsLook() throws IOException {
+        Path root = repositoryRoot();
+        for (var e : Map.of("jni-bridge", "fdbresolver-replay", "fdb-harness", "fdbresolver").entrySet()) {
+            String stamp = e.getValue().equals("fdbresolver") ? "fdbresolver-cli.stamp" : "fdbresolver-replay.stamp";
+            String pom = Files.readString(root.resolve(e.getKey()).resolve("pom.xml"));
+            Matcher record = Pattern.compile("<id>record-build</id>\\s*<phase>package</phase>[\\s\\S]*?<executable>touch"
+                    + "</executable>\\s*<arguments>\\s*<argument>\\$\\{project.build.directory\\}/([^<]+)</argument>").matcher(pom);
+            assertTrue(record.find(), e.getKey() + "/pom.xml records its build");
+            assertEquals(stamp, record.group(1));
+            String script = Files.readString(SCRIPTS.resolve(e.getValue()));
+            assertTrue(script.contains("stamp=\"$target/" + stamp + "\"") || script.contains("stamp=$target/" + stamp),
+                    e.getValue() + " reads " + stamp);
+            assertTrue(!script.contains("touch \"$stamp\""), e.getValue() + " leaves the record to Maven");
+        }
     }
 }

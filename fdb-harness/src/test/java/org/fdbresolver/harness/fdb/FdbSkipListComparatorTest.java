@@ -83,6 +83,32 @@ class FdbSkipListComparatorTest {
         assertEquals(missing.whyNot(), FdbSkipListComparator.find("", repo).whyNot(), "empty is not set");
     }
 
+    /**
+     * Issue 33: the cluster tests' NOT RUN line said "run scripts/build-fdb" while a build was under way; every
+     * test that needs the build now passes build-fdb's own reason on, which says so.
+     */
+    @Test
+    void theReasonForEveryNotRunLineSaysWhenABuildIsUnderWay(@TempDir Path dir) throws IOException {
+        String underWay = "FoundationDB's build in /cache lacks fdbserver; a build is under way (step 56 of 572), its log: "
+                + "/cache/build.log";
+        Path repo = repository(dir.resolve("building"), """
+                #!/bin/sh
+                echo "fdbserver: /cache/build/bin/fdbserver"
+                echo "build-fdb: not built: %s" >&2
+                exit 3
+                """.formatted(underWay));
+        FdbBuildLocation where = FdbBuildLocation.ask(repo);
+        assertFalse(where.built());
+        assertEquals(underWay, where.whyNotBuilt());
+        assertEquals("FoundationDB's skip list is not built: " + underWay + "; or set FDBRESOLVER_FDB_SKIPLIST=PATH to a "
+                + "built comparator", FdbSkipListComparator.find(null, repo).whyNot());
+
+        Path silent = repository(dir.resolve("silent"), "#!/bin/sh\necho \"fdbserver: /cache/build/bin/fdbserver\"\nexit 3\n");
+        assertEquals("FoundationDB is not built (scripts/build-fdb --where exited 3; fdbserver would be "
+                + "/cache/build/bin/fdbserver): run scripts/build-fdb (hours the first time, see docs/fdb-integration.md)",
+                FdbBuildLocation.ask(silent).whyNotBuilt());
+    }
+
     @Test
     void aBuiltComparatorIsFound(@TempDir Path dir) throws IOException {
         Path comparator = Files.writeString(dir.resolve("fdbresolver_fdb_skiplist"), "#!/bin/sh\n");

@@ -1,0 +1,134 @@
+"""fdb-sim: what it runs (the checked mode, the plugin's budget and JVM, the named tests, resolvers and faults), and
+the two helpers every part uses (say, UsageError)."""
+import dataclasses
+import re
+import sys
+
+# The checked mode: the plugin and FoundationDB's skip list both decide every batch, and the Resolver sends the
+# plugin's answer only where both agree (mode=guarded: the first difference is a SevError, and the skip list goes
+# on alone), with the plugin's counters left out of ResolverMetrics so that a run can reproduce the stock run's
+# unseed. The one place this configuration is written.
+CHECKED_MODE = "mode=guarded;resolver_metrics=0"
+
+# The plugin's own JVM: quick to start, the simulation's one busy thread beside it. Every simulated process shares
+# one JVM, and each open checks that its heap holds every open resolver's history bound (the budget and a
+# sixteenth) plus 64 MiB of working memory: 2 GiB holds a dozen 64 MiB resolvers alive at once (several
+# generations of several resolvers each, across recoveries), far more than a simulated cluster's 5 s window needs.
+PLUGIN_BUDGET = "64m"
+PLUGIN_JVM = "jvm_option=-Xmx2g;jvm_option=-XX:+UseSerialGC;jvm_option=-XX:TieredStopAtLevel=1"
+
+
+@dataclasses.dataclass(frozen=True)
+class NamedTest:
+    name: str
+    file: str  # under the FoundationDB source
+    what: str
+    configuration: str = ""  # lines added to the test's [configuration]
+    expect: str = "pass"
+    replace: tuple = ()  # (text, replacement) pairs applied to the file, each text required to occur
+
+
+NAMED_TESTS = [
+    NamedTest("conflict-range", "tests/rare/ConflictRangeCheck.toml",
+              "ConflictRange: random conflict ranges checked against a model of the conflict rules"),
+    NamedTest("conflict-range-ryow", "tests/rare/ConflictRangeRYOWCheck.toml",
+              "ConflictRange through read-your-writes transactions"),
+    NamedTest("cycle", "tests/fast/CycleTest.toml",
+              "Cycle: a ring of keys stays one cycle under clogging, rollbacks and attrition"),
+    NamedTest("increment", "tests/fast/IncrementTest.toml",
+              "Increment: concurrent increments all counted (serializable counters)"),
+    NamedTest("serializability", "tests/slow/Serializability.toml",
+              "Serializability: random transactions checked against a serial replay"),
+    NamedTest("report-conflicting-keys", "tests/fast/ReportConflictingKeys.toml",
+              "ReportConflictingKeys: the conflicting ranges a client is told"),
+    NamedTest("cycle-3-resolvers", "tests/fast/CycleTest.toml",
+              "Cycle with three resolvers (the key space split between them)", "resolverCount = 3"),
+    NamedTest("txn-timeout-15", "tests/fast/TxnTimeout.toml",
+              "TxnTimeout as shipped: 7 s transactions under a 15 s window, beside Cycle at 250 transactions/s for 360 s"),
+    NamedTest("txn-timeout-60", "tests/fast/TxnTimeout.toml",
+              "TxnTimeout with a 60 s window (both life knobs 60,000,000) and 30 s transactions",
+              replace=(("= 15000000", "= 60000000"), ("txnMinDuration = 7", "txnMinDuration = 30"))),
+    NamedTest("txn-timeout-300", "tests/fast/TxnTimeout.toml",
+              "TxnTimeout with a 300 s window, 150 s transactions for 900 s, versions in flight raised to 600 s",
+              replace=(("= 15000000", "= 300000000"), ("txnMinDuration = 7", "txnMinDuration = 150"),
+                       ("testDuration = 360.0", "testDuration = 900.0"),
+                       ("max_write_transaction_life_versions = 300000000",
+                        "max_write_transaction_life_versions = 300000000\n# the proxy asserts the read window fits in "
+                        "the versions in flight (100 s by default)\nmax_versions_in_flight = 600000000"))),
+    NamedTest("cycle-broken", "tests/fast/CycleTest.toml",
+              "Cycle with an engine that commits everything, deciding alone (mode=plugin): must FAIL",
+              expect="fail"),
+]
+NAMED = {t.name: t for t in NAMED_TESTS}
+# The long-window TxnTimeout variants take minutes to a quarter of an hour each: named on request only.
+DEFAULT_TESTS = [t.name for t in NAMED_TESTS if t.expect == "pass" and not t.name.startswith("txn-timeout")]
+
+RESOLVERS = {
+    "stock": "FoundationDB's skip list, no plugin",
+    "tree": "the tree engine in the checked mode",
+    "reference": "the reference engine in the checked mode",
+    "tree-single": "the tree with its one-descent read path, in the checked mode",
+    "tree-metrics": "the tree as an operator runs it (mode=plugin): counters in ResolverMetrics, no skip list beside it",
+    "tree-capture": "the tree in the checked mode, capturing every batch into the run's folder (capture/)",
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class FaultCase:
+    """A resolver that fails on purpose (issue 15): what the hook in FoundationDB's Resolver must survive. The run
+    passes when the test passes (fdbserver exits 0 and logs no SevError but the ones the fault is expected to log),
+    and a plugin event shows the hook saw the fault (expect_event, a pattern of the event's type)."""
+    what: str
+    settings: str  # the plugin's configuration, before the class path, budget and JVM options
+    expect_event: str
+    allowed_errors: tuple = ()
+    library: str = None  # a library path instead of the bridge's (a missing one)
+    class_path: str = None  # a class path instead of the bridge's (a wrong one)
+
+
+# The test-faulty engine (jni-bridge's test classes) fails from its 20th batch on, every batch, in each Resolver: well
+# after the cluster came up, and again in every Resolver that recoveries recruit.
+FAULTY = "engine=test-faulty;engine_option=after=20;engine_option=every=1;engine_option=fault="
+FAULTS = {
+    "fault-throw": FaultCase("the plugin throws on every batch from its 20th, deciding alone (mode=plugin)",
+                             "mode=plugin;" + FAULTY + "throw", "Fallback"),
+    "fault-throw-guarded": FaultCase("the same in guarded mode", "mode=guarded;" + FAULTY + "throw", "Fallback"),
+    "fault-oom": FaultCase("the plugin runs its heap out (a real OutOfMemoryError), deciding alone",
+                           "mode=plugin;" + FAULTY + "oom", "Fallback"),
+    "fault-malformed": FaultCase("the plugin returns a malformed result (an index past a transaction's reads), deciding alone",
+                                 "mode=plugin;" + FAULTY + "malformed", "Fallback"),
+    "fault-wrong-commit": FaultCase("the plugin answers COMMIT for every CONFLICT, guarded: the skip list's answer is "
+                                    "sent and it goes on alone; the one SevError is the hook's",
+                                    "mode=guarded;" + FAULTY + "wrong-commit", r"PluginDiffers",
+                                    allowed_errors=("ResolverConflictSetPluginDiffers",)),
+    "fault-wrong-commit-shadow": FaultCase("the same in shadow mode: the skip list decides, the differences are counted",
+                                           "mode=shadow;" + FAULTY + "wrong-commit", "ShadowDiffers"),
+    "fault-no-library": FaultCase("the plugin's library is missing", "mode=plugin;engine=tree", "OpenFailed",
+                                  library="/nonexistent/libfdbresolver.so"),
+    "fault-bad-class-path": FaultCase("the plugin's class path holds no engine", "mode=plugin;engine=tree", "OpenFailed",
+                                      class_path="/nonexistent/*"),
+}
+RESOLVERS.update({name: f.what for name, f in FAULTS.items()})
+
+# Resolvers whose runs must reproduce the stock run (tree-metrics adds trace fields, which changes the
+# simulation's random stream: it never reproduces the unseed, and is not meant to).
+CHECKED_RESOLVERS = ("tree", "reference", "tree-single", "tree-capture")
+DEFAULT_RESOLVERS_NAMED = ["stock", "tree", "reference", "tree-metrics"]
+DEFAULT_RESOLVERS_FILES = ["stock", "tree"]
+BROKEN = "broken"  # the negative test's engine: commits everything
+RECHECK = "stock-again"  # stock once more, when a checked resolver's unseed differed
+
+# Plugin events that report the skip list beside the plugin deciding otherwise (ResolverConflictSetPluginDiffers,
+# ...ShadowDiffers), and those that say the plugin did not decide (it did not open, or handed over to the skip
+# list, which then decides alone: such a run can pass and reproduce the unseed without the plugin).
+DIFFERENCE = re.compile(r"Differ|Disagree|Mismatch")
+NOT_DECIDING = re.compile(r"OpenFailed|Fallback")
+ROCKSDB_ENGINES = {"4", "5", "ssd-rocksdb-v1", "ssd-sharded-rocksdb"}
+
+
+def say(message):
+    print(f"fdb-sim: {message}", file=sys.stderr, flush=True)
+
+
+class UsageError(Exception):
+    pass
