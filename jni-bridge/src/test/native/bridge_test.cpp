@@ -12,7 +12,9 @@
 #include <jni.h>
 
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -756,11 +758,64 @@ void heapIsCheckedAtOpen() {
     fdbresolver::destroyConflictSet(more);
 }
 
-/** fdbresolver::checkResult, the hosts' check of a result before they send it: sound ones pass, each fault is named. */
+/**
+ * A copy of values laid out so that the byte after its last element is the first of an inaccessible page: a read
+ * past the end faults (so a check that reads outside the arrays the ABI gives it kills the test).
+ */
+template <class T>
+class GuardedArray {
+public:
+    explicit GuardedArray(const std::vector<T>& values) {
+        const size_t page = size_t(sysconf(_SC_PAGESIZE));
+        const size_t bytes = values.size() * sizeof(T);
+        const size_t dataPages = (bytes + page - 1) / page;
+        length_ = (dataPages + 1) * page;
+        base_ = mmap(nullptr, length_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        expect(base_ != MAP_FAILED, "mmap");
+        uint8_t* guard = static_cast<uint8_t*>(base_) + dataPages * page;
+        expect(mprotect(guard, page, PROT_NONE) == 0, "mprotect");
+        T* start = reinterpret_cast<T*>(guard - bytes);
+        if (bytes > 0) std::memcpy(start, values.data(), bytes);
+        data_ = start;
+    }
+    ~GuardedArray() { munmap(base_, length_); }
+    GuardedArray(const GuardedArray&) = delete;
+    GuardedArray& operator=(const GuardedArray&) = delete;
+    const T* data() const { return data_; }
+
+private:
+    void* base_ = nullptr;
+    size_t length_ = 0;
+    const T* data_ = nullptr;
+};
+
+/**
+ * fdbresolver::checkResult, the hosts' check of a result before they send it (issue 32: the commit proxy asserts on
+ * what passes it): sound results pass; each fault is named; and every array sits before an inaccessible page, so a
+ * check that read beyond what the ABI says the library wrote (a start of 2^30 over a one-entry array, say) would
+ * kill this process instead of passing.
+ */
 void checkResultNamesEveryFault() {
-    // Transactions: 0 reads and reports, 1 reads below the oldest version (10), 2 writes only, 3 reads two ranges.
+    // The guard works: reading one element past a guarded array's end kills a child process with SIGSEGV.
+    {
+        GuardedArray<uint32_t> one({7});
+        pid_t child = fork();
+        expect(child >= 0, "fork");
+        if (child == 0) {
+            volatile uint32_t past = one.data()[1];
+            (void)past;
+            _exit(0);
+        }
+        int status = 0;
+        waitpid(child, &status, 0);
+        expect(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV, "a read past a guarded array did not fault");
+    }
+    // Transactions: 0 reads and reports, 1 reads below the oldest version (10), 2 writes only, 3 reads two ranges and
+    // reports, 4 reads and does not report.
     std::vector<Transaction> txs = {tx(20, {point("a")}, {}, true), tx(5, {point("b")}, {}), tx(5, {}, {point("c")}),
-                                    tx(20, {point("d"), point("e")}, {point("f")}, true)};
+                                    tx(20, {point("d"), point("e")}, {point("f")}, true), tx(20, {point("g")}, {})};
+    const uint8_t C = FDBR_CONFLICT, K = FDBR_COMMIT, T = FDBR_TOO_OLD;
+    const uint32_t far = uint32_t(1) << 30;
     struct Case {
         std::vector<uint8_t> decisions;
         std::vector<uint32_t> conflicting, starts, reads;
@@ -768,29 +823,51 @@ void checkResultNamesEveryFault() {
         std::string fault;  // "" when sound
     };
     std::vector<Case> cases = {
-        {{FDBR_CONFLICT, FDBR_TOO_OLD, FDBR_COMMIT, FDBR_CONFLICT}, {0, 3}, {0, 1, 3}, {0, 0, 1}, 4, ""},
-        {{FDBR_COMMIT, FDBR_TOO_OLD, FDBR_COMMIT, FDBR_TOO_OLD}, {}, {0}, {}, 4, ""},
-        {{FDBR_COMMIT, FDBR_TOO_OLD, FDBR_COMMIT}, {}, {0}, {}, 3, "decisions for 3 of 4"},
-        {{FDBR_COMMIT, FDBR_TOO_OLD, FDBR_COMMIT, 7}, {}, {0}, {}, 4, "transaction 3 has decision 7"},
-        {{FDBR_COMMIT, FDBR_TOO_OLD, FDBR_CONFLICT, FDBR_COMMIT}, {}, {0}, {}, 4, "transaction 2 reads nothing"},
-        {{FDBR_COMMIT, FDBR_COMMIT, FDBR_COMMIT, FDBR_COMMIT}, {}, {0}, {}, 4, "transaction 1 reads below the oldest"},
-        {{FDBR_CONFLICT, FDBR_TOO_OLD, FDBR_COMMIT, FDBR_CONFLICT}, {3, 0}, {0, 1, 2}, {0, 0}, 4, "entry 1 names transaction 0"},
-        {{FDBR_CONFLICT, FDBR_TOO_OLD, FDBR_COMMIT, FDBR_CONFLICT}, {9}, {0, 1}, {0}, 4, "entry 0 names transaction 9"},
-        {{FDBR_COMMIT, FDBR_TOO_OLD, FDBR_COMMIT, FDBR_CONFLICT}, {0}, {0, 1}, {0}, 4, "transaction 0 has conflicting reads but"},
-        {{FDBR_CONFLICT, FDBR_TOO_OLD, FDBR_COMMIT, FDBR_CONFLICT}, {3}, {0, 2}, {1, 1}, 4, "transaction 3 names conflicting read 1"},
-        {{FDBR_CONFLICT, FDBR_TOO_OLD, FDBR_COMMIT, FDBR_CONFLICT}, {3}, {0, 1}, {2}, 4, "transaction 3 names conflicting read 2"},
-        {{FDBR_CONFLICT, FDBR_TOO_OLD, FDBR_COMMIT, FDBR_CONFLICT}, {3}, {0, 3}, {0, 1, 1}, 4, "transaction 3 has 3 conflicting reads of 2"},
-        {{FDBR_CONFLICT, FDBR_TOO_OLD, FDBR_COMMIT, FDBR_CONFLICT}, {0, 1, 2, 3, 0}, {0, 0, 0, 0, 0, 0}, {}, 4, "5 conflicting-read entries"},
+        // Sound.
+        {{C, T, K, C, C}, {0, 3}, {0, 1, 3}, {0, 0, 1}, 5, ""},
+        {{K, T, K, T, K}, {}, {0}, {}, 5, ""},
+        {{K, T, K, T, K}, {}, {}, {}, 5, ""},  // no entries: the starts are not read
+        {{K, T, K, C, K}, {3}, {0, 1}, {1}, 5, ""},
+        // Decisions.
+        {{K, T, K, K}, {}, {0}, {}, 4, "decisions for 4 of 5"},
+        {{K, T, K, 7, K}, {}, {0}, {}, 5, "transaction 3 has decision 7"},
+        {{K, T, C, K, K}, {}, {0}, {}, 5, "transaction 2 reads nothing"},
+        {{K, K, K, K, K}, {}, {0}, {}, 5, "transaction 1 reads below the oldest"},
+        // Entries.
+        {{C, T, K, C, K}, {0, 1, 2, 3, 4, 0}, {0, 0, 0, 0, 0, 0, 0}, {}, 5, "6 conflicting-read entries for 5"},
+        {{C, T, K, C, K}, {3, 0}, {0, 1, 2}, {0, 0}, 5, "entry 1 names transaction 0, not after"},
+        {{C, T, K, C, K}, {0, 0}, {0, 1, 2}, {0, 0}, 5, "entry 1 names transaction 0, not after"},
+        {{K, T, K, C, K}, {9}, {0, 1}, {0}, 5, "entry 0 names transaction 9 of 5"},
+        {{K, T, K, C, K}, {far}, {0, 1}, {0}, 5, "entry 0 names transaction 1073741824 of 5"},
+        {{K, T, K, C, K}, {0, 3}, {0, 1, 2}, {0, 0}, 5, "transaction 0 has conflicting reads but is not"},
+        {{K, T, K, K, C}, {4}, {0, 1}, {0}, 5, "transaction 4 has conflicting reads but is not"},
+        // A reporting transaction decided CONFLICT without conflicting reads: no entry, or an empty one.
+        {{K, T, K, C, K}, {}, {0}, {}, 5, "transaction 3 reports conflicting keys and is decided CONFLICT but has no"},
+        {{C, T, K, C, K}, {3}, {0, 1}, {0}, 5, "transaction 0 reports conflicting keys and is decided CONFLICT but has no"},
+        {{C, T, K, C, K}, {0}, {0, 1}, {0}, 5, "transaction 3 reports conflicting keys and is decided CONFLICT but has no"},
+        {{C, T, K, C, K}, {0, 3}, {0, 0, 1}, {0}, 5, "transaction 0 reports conflicting keys and is decided CONFLICT but has no"},
+        // Starts: from 0, never decreasing, within the transaction's reads; none read beyond the arrays.
+        {{K, T, K, C, K}, {3}, {1, 2}, {0, 0}, 5, "starts begin at 1, not 0"},
+        {{K, T, K, C, K}, {3}, {far, far + 1}, {0}, 5, "starts begin at 1073741824, not 0"},
+        {{C, T, K, C, K}, {0, 3}, {0, 1, 0}, {0}, 5, "starts decrease at entry 2 (1 then 0)"},
+        {{K, T, K, C, K}, {3}, {0, 0xFFFFFFFFu}, {0}, 5, "transaction 3 has 4294967295 conflicting reads of 2"},
+        {{K, T, K, C, K}, {3}, {0, 3}, {0, 1, 1}, 5, "transaction 3 has 3 conflicting reads of 2"},
+        // Read indices: among the transaction's reads, ascending.
+        {{K, T, K, C, K}, {3}, {0, 2}, {1, 1}, 5, "transaction 3 names conflicting read 1"},
+        {{K, T, K, C, K}, {3}, {0, 1}, {2}, 5, "transaction 3 names conflicting read 2"},
+        {{K, T, K, C, K}, {3}, {0, 1}, {far}, 5, "transaction 3 names conflicting read 1073741824"},
     };
     for (size_t i = 0; i < cases.size(); i++) {
         Case& c = cases[i];
+        GuardedArray<uint8_t> decisions(c.decisions);
+        GuardedArray<uint32_t> conflicting(c.conflicting), starts(c.starts), reads(c.reads);
         fdbr_result r{};
-        r.decisions = c.decisions.data();
+        r.decisions = decisions.data();
         r.transaction_count = c.count;
         r.conflicting_count = uint32_t(c.conflicting.size());
-        r.conflicting_transactions = c.conflicting.data();
-        r.conflicting_read_starts = c.starts.data();
-        r.conflicting_reads = c.reads.data();
+        r.conflicting_transactions = conflicting.data();
+        r.conflicting_read_starts = starts.data();
+        r.conflicting_reads = reads.data();
         std::string why = fdbresolver::checkResult(r, txs, 10);
         if (c.fault.empty()) {
             expectEqual(why, "", "case " + std::to_string(i));
