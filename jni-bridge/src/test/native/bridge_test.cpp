@@ -674,6 +674,96 @@ void environmentOptionsNamed() {
     fdbresolver::destroyConflictSet(cs);
 }
 
+// ---- a JVM that cannot start fails the open, and the process goes on (issue 32) ----
+
+/**
+ * The open with these settings must fail before any JVM starts, with a message holding each of words; HotSpot would
+ * have ended the process (exit(1)) had the bridge called JNI_CreateJavaVM with them.
+ */
+void expectStartRefused(const std::string& settings, const std::vector<std::string>& words) {
+    std::string error;
+    fdbresolver::ConflictSet* cs =
+        fdbresolver::newConflictSet(fdbresolver::Library::linked(), "engine=" + engineName + ";" + settings, &error);
+    expect(cs == nullptr, "the open succeeded with " + settings);
+    for (const std::string& w : words) {
+        expect(error.find(w) != std::string::npos, "the message for " + settings + " lacks '" + w + "': " + error);
+    }
+    std::printf("refused as it should be: %s\n", error.c_str());
+}
+
+/** After the refusals the process is still here, and an open with sound settings starts the JVM and decides. */
+void thenTheJvmStarts(const std::string& settings = "memory_budget=16m") {
+    std::string error;
+    fdbresolver::ConflictSet* cs =
+        fdbresolver::newConflictSet(fdbresolver::Library::linked(), "engine=" + engineName + ";" + settings, &error);
+    expect(cs != nullptr, "the open after the refused ones: " + error);
+    std::vector<std::string> got = decideScenario(cs);  // (and closes it)
+    expectEqual(got[0], "00", "batch 0");
+}
+
+/** -Xms above -Xmx, in the configuration: HotSpot ends the process with "Initial heap size set to a larger value". */
+void jvmInitialHeapAboveMaximum() {
+    expectStartRefused("jvm_option=-Xmx256m;jvm_option=-Xms512m",
+                       {"-Xms512m (from jvm_option) is above the maximum -Xmx256m (from jvm_option)"});
+    expectStartRefused("jvm_option=-XX:MaxHeapSize=300m;jvm_option=-XX:InitialHeapSize=1g",
+                       {"-XX:InitialHeapSize=1g (from jvm_option) is above the maximum -XX:MaxHeapSize=300m"});
+    thenTheJvmStarts("memory_budget=16m;jvm_option=-Xms256m;jvm_option=-Xmx256m");
+}
+
+/**
+ * _JAVA_OPTIONS=-Xms2g (set for other Java programs) against the heap the bridge sizes from the budget; the
+ * invocation API does not read JDK_JAVA_OPTIONS (the launcher's alone), so the trial start must not either.
+ */
+void jvmEnvironmentInitialHeap() {
+    setenv("JDK_JAVA_OPTIONS", "-Xms2g", 1);
+    setenv("_JAVA_OPTIONS", "-Xms2g", 1);
+    expectStartRefused("memory_budget=64m",
+                       {"-Xms2g (from _JAVA_OPTIONS) is above the maximum -Xmx264m (the bridge's, sized from memory_budget)"});
+    unsetenv("_JAVA_OPTIONS");
+    setenv("JAVA_TOOL_OPTIONS", "-Xms1g", 1);
+    expectStartRefused("memory_budget=64m", {"-Xms1g (from JAVA_TOOL_OPTIONS) is above the maximum -Xmx264m"});
+    unsetenv("JAVA_TOOL_OPTIONS");
+    thenTheJvmStarts();  // JDK_JAVA_OPTIONS=-Xms2g is still set: neither the JVM nor the trial takes it
+}
+
+/** An address-space limit (fdbserver's --memory-vsize) below what the JVM reserves: HotSpot ends the process. */
+void jvmAddressSpaceLimit() {
+    rlimit before{};
+    expect(getrlimit(RLIMIT_AS, &before) == 0, "getrlimit");
+    rlimit low = before;
+    low.rlim_cur = rlim_t(1) << 30;  // 1 GiB: below the compressed class space and the heap together
+    expect(setrlimit(RLIMIT_AS, &low) == 0, "setrlimit");
+    expectStartRefused("memory_budget=64m", {"address-space limit (RLIMIT_AS, 1024 MiB", "-Xmx264m"});
+    expect(setrlimit(RLIMIT_AS, &before) == 0, "setrlimit back");
+    thenTheJvmStarts();
+}
+
+/** Options that end, crash or stop the process on purpose, or dump the whole heap, wherever they come from. */
+void jvmExitOptionsRefused() {
+    expectStartRefused("jvm_option=-XX:+ExitOnOutOfMemoryError", {"-XX:+ExitOnOutOfMemoryError (from jvm_option) is refused"});
+    expectStartRefused("jvm_option=-XX:+CrashOnOutOfMemoryError", {"-XX:+CrashOnOutOfMemoryError (from jvm_option) is refused"});
+    expectStartRefused("jvm_option=-XX:+HeapDumpOnOutOfMemoryError", {"-XX:+HeapDumpOnOutOfMemoryError (from jvm_option) is refused"});
+    expectStartRefused("jvm_option=-XX:OnOutOfMemoryError=kill -9 %p", {"-XX:OnOutOfMemoryError=kill -9 %p (from jvm_option) is refused"});
+    expectStartRefused("jvm_option=-XX:+ShowMessageBoxOnError", {"-XX:+ShowMessageBoxOnError (from jvm_option) is refused"});
+    expectStartRefused("jvm_option=-XX:VMOptionsFile=/etc/jvm.options", {"a file of further options"});
+    expectStartRefused("jvm_option=nonsense", {"'nonsense' (jvm_option) is not a JVM option"});
+    setenv("JAVA_TOOL_OPTIONS", "-XX:+HeapDumpOnOutOfMemoryError", 1);
+    expectStartRefused("memory_budget=16m", {"-XX:+HeapDumpOnOutOfMemoryError (from JAVA_TOOL_OPTIONS) is refused"});
+    unsetenv("JAVA_TOOL_OPTIONS");
+    // The last occurrence counts, as in HotSpot: turned on, then off again, is off.
+    thenTheJvmStarts("memory_budget=16m;jvm_option=-XX:+ExitOnOutOfMemoryError;jvm_option=-XX:-ExitOnOutOfMemoryError");
+}
+
+/** What no static check sees: the trial start in a child process finds it, and the open carries HotSpot's words. */
+void jvmTrialStart() {
+    expectStartRefused("jvm_option=-XX:+UseG1GC;jvm_option=-XX:+UseSerialGC",
+                       {"tried first in a child process", "Error occurred during initialization of VM",
+                        "Multiple garbage collectors selected"});
+    expectStartRefused("jvm_option=-XX:SharedArchiveFile=/nonexistent/fdbresolver.jsa;jvm_option=-Xshare:on",
+                       {"tried first in a child process", "Unable to use shared archive"});
+    thenTheJvmStarts();
+}
+
 /** The control: with jvm_suspend_signal=0 the JVM keeps its default, SIGUSR2, and replaces the host's handler. */
 void suspendSignalDefaultTakesUsr2() {
     struct sigaction sa{};
@@ -913,6 +1003,11 @@ int main(int argc, char** argv) {
         {"environment-options", environmentOptionsNamed},
         {"warnings-and-counters", warningsAndCounters},
         {"heap-check", heapIsCheckedAtOpen},
+        {"jvm-xms-above-xmx", jvmInitialHeapAboveMaximum},
+        {"jvm-environment-xms", jvmEnvironmentInitialHeap},
+        {"jvm-address-space", jvmAddressSpaceLimit},
+        {"jvm-exit-options", jvmExitOptionsRefused},
+        {"jvm-trial-start", jvmTrialStart},
     };
     for (const auto& c : cases) {
         bool selected = argc == 2;

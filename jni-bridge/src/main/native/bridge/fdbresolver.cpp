@@ -9,6 +9,7 @@
 
 #include "fdbresolver.h"
 #include "fdbresolver.hpp"  // parseSettings: the one reading of a configuration text, shared with hosts
+#include "jvm_options.h"
 
 #include <jni.h>
 #include <pthread.h>
@@ -67,6 +68,8 @@ struct Jvm {
     std::vector<std::string> createdOptions;
     /** JVM options the JVM this library created also took from the environment ("NAME=value" each), or "". */
     std::string environmentOptions;
+    /** Warnings of the start itself for the open that started the JVM, one per line. */
+    std::string startWarnings;
 };
 
 /** The JVM's thread suspend/resume signal unless the host or the configuration says otherwise: off SIGUSR2, FoundationDB's. */
@@ -347,18 +350,20 @@ fdbr_status startJvm(const fdbr_config* config, const OpenExtras& extras) {
                                 "; set fdbr_config.class_path (class_path= in a configuration text) or "
                                 "FDBRESOLVER_CLASS_PATH (e.g. jni-bridge/target/fdbresolver-jni-bridge.jar:jni-bridge/target/lib/*)");
             }
-            std::vector<std::string> texts;
-            texts.push_back("-Djava.class.path=" + classPath);
+            // Every option with its origin, so that a refusal names where the option came from.
+            std::vector<fdbresolver_bridge::JvmOption> invocation;
+            auto bridgeOption = [&](std::string text) { invocation.push_back({std::move(text), "the bridge's"}); };
+            bridgeOption("-Djava.class.path=" + classPath);
             if (!config->keep_jvm_signal_handlers) {
-                texts.push_back("-Xrs");
+                bridgeOption("-Xrs");
             }
-            texts.push_back("--enable-native-access=ALL-UNNAMED");
+            bridgeOption("--enable-native-access=ALL-UNNAMED");
             // protobuf-java (the capture's encoder) reads arrays through sun.misc.Unsafe, which JDK 24 and later
             // warn about on stderr, a server's operator never reads it; it stays correct and fast.
-            texts.push_back("--sun-misc-unsafe-memory-access=allow");
-            texts.push_back("-Dfdbresolver.bridge.ownJvm=true");
+            bridgeOption("--sun-misc-unsafe-memory-access=allow");
+            bridgeOption("-Dfdbresolver.bridge.ownJvm=true");
             // HotSpot raises the process's soft limit on open files to the hard one; the host's limits are its own.
-            texts.push_back("-XX:-MaxFDLimit");
+            bridgeOption("-XX:-MaxFDLimit");
             bool maxHeapGiven = false;
             for (uint32_t i = 0; i < config->jvm_option_count; i++) {
                 if (config->jvm_options[i] != nullptr) {
@@ -367,17 +372,45 @@ fdbr_status startJvm(const fdbr_config* config, const OpenExtras& extras) {
             }
             if (!maxHeapGiven) {
                 // Sized from the budget, so that the history always fits (the Java side checks it at every open).
-                texts.push_back(defaultMaxHeap(config->memory_budget_bytes, extras.captureHeapBytes));
+                invocation.push_back({defaultMaxHeap(config->memory_budget_bytes, extras.captureHeapBytes),
+                                      "the bridge's, sized from memory_budget"});
             }
             for (uint32_t i = 0; i < config->jvm_option_count; i++) {
                 if (config->jvm_options[i] != nullptr) {
-                    texts.push_back(config->jvm_options[i]);
+                    invocation.push_back({config->jvm_options[i], "jvm_option"});
                 }
             }
+            std::vector<std::string> texts;
+            for (const auto& option : invocation) texts.push_back(option.text);
             // HotSpot suspends and resumes threads with SIGUSR2 unless _JAVA_SR_SIGNUM names another signal;
             // FoundationDB ends a process cleanly on SIGUSR2. Read once, while the JVM starts.
             if (extras.suspendSignal > 0 && std::getenv("_JAVA_SR_SIGNUM") == nullptr) {
                 setenv("_JAVA_SR_SIGNUM", std::to_string(extras.suspendSignal).c_str(), 0);
+            }
+            // HotSpot ends the process (exit(1)) on many start-up errors instead of returning from JNI_CreateJavaVM,
+            // which would end the host. So the options it will apply are checked here, and then tried in a child
+            // process: a start that would exit fails the open instead, in HotSpot's own words (issue 32).
+            std::vector<fdbresolver_bridge::JvmOption> effective = fdbresolver_bridge::effectiveOptions(invocation);
+            std::string refused = fdbresolver_bridge::checkOptions(effective);
+            if (!refused.empty()) {
+                return fail(FDBR_INVALID_ARGUMENT, refused);
+            }
+            refused = fdbresolver_bridge::checkAddressSpace(effective);
+            if (!refused.empty()) {
+                return fail(FDBR_JVM_ERROR, refused);
+            }
+            fdbresolver_bridge::TrialStart trial = fdbresolver_bridge::tryStartInChild(texts);
+            if (trial.tried && !trial.started) {
+                std::string command = trial.launcher;
+                for (const std::string& t : texts) {
+                    command += " " + (t.rfind("-Djava.class.path=", 0) == 0 ? std::string("-Djava.class.path=...") : t);
+                }
+                return fail(FDBR_JVM_ERROR, "the JVM would not start with these options, and would end the process "
+                                            "(tried first in a child process, " + command + " -version: " + trial.why + ")");
+            }
+            if (!trial.tried) {
+                g_jvm.startWarnings += "the JVM's options were checked but not tried in a child process before the JVM "
+                                       "started: " + trial.why + "\n";
             }
             std::vector<JavaVMOption> options(texts.size());
             for (size_t i = 0; i < texts.size(); i++) {
@@ -672,9 +705,12 @@ fdbr_status openResolver(const fdbr_config* config, const OpenExtras& extras, fd
         r->message[0] = '\0';
         if (jvmWasReady) {
             r->nativeWarnings = ignoredJvmSettings(config);
-        } else if (g_jvm.createdHere && !g_jvm.environmentOptions.empty()) {
-            r->nativeWarnings = "the JVM also took options from the process's environment: " + g_jvm.environmentOptions +
-                                " (JAVA_TOOL_OPTIONS come before the configuration's jvm_option, _JAVA_OPTIONS after it and win)\n";
+        } else if (g_jvm.createdHere) {
+            if (!g_jvm.environmentOptions.empty()) {
+                r->nativeWarnings = "the JVM also took options from the process's environment: " + g_jvm.environmentOptions +
+                                    " (JAVA_TOOL_OPTIONS come before the configuration's jvm_option, _JAVA_OPTIONS after it and win)\n";
+            }
+            r->nativeWarnings += g_jvm.startWarnings;
         }
         std::string message;
         jstring engine = nullptr;
