@@ -16,7 +16,8 @@
 // types fit with no conversion code. Like FDB's ConflictBatch it keeps pointers to the key bytes:
 // they must stay valid until detectConflicts returns. The batch crosses into the JVM once, in
 // detectConflicts; failures throw fdbresolver::Error (or come back as a status from
-// tryDetectConflicts), and a failed batch changes no state.
+// tryDetectConflicts), and a failed batch changes no state. The result is checked (checkResult) before any
+// of it is read; a malformed one is FDBR_ENGINE_ERROR "malformed output: ...", a broken library.
 //
 // Loading: a host that links libfdbresolver calls newConflictSet(config). A host that must not depend on
 // it at link time (fdbserver, where the plugin is chosen at run time by a knob) loads it with
@@ -448,6 +449,31 @@ std::string checkResult(const fdbr_result& r, const Transactions& transactions, 
     return "";
 }
 
+namespace detail {
+
+/** A transaction of the C table as checkResult reads one: its snapshot, its read count, whether it reports. */
+struct TableTransaction {
+    struct Count {
+        uint32_t n;
+        uint32_t size() const { return n; }
+    };
+    int64_t read_snapshot;
+    Count read_conflict_ranges;
+    bool report_conflicting_keys;
+};
+
+/** The C transaction table (what crossed into the library) as checkResult's indexable sequence. */
+struct TransactionTable {
+    const std::vector<fdbr_transaction>* table;
+    size_t size() const { return table->size(); }
+    TableTransaction operator[](size_t t) const {
+        const fdbr_transaction& tr = (*table)[t];
+        return TableTransaction{tr.read_snapshot, {tr.read_count}, (tr.flags & FDBR_REPORT_CONFLICTING_KEYS) != 0};
+    }
+};
+
+}  // namespace detail
+
 /** One batch, as FoundationDB's ConflictBatch: addTransaction for each, then detectConflicts. */
 class ConflictBatch {
 public:
@@ -516,6 +542,14 @@ public:
         if (status != FDBR_OK) {
             error_ = cs_->library->lastError();
             return status;
+        }
+        // Nothing of the result is read before it is checked against the batch that crossed (memory-safe whatever
+        // library answers). Malformed output means the library itself is broken: the host should stop using it.
+        std::string malformed = checkResult(result_, detail::TransactionTable{&cs_->transactions}, newOldestVersion);
+        if (!malformed.empty()) {
+            error_ = "malformed output: " + malformed;
+            result_ = fdbr_result{};
+            return FDBR_ENGINE_ERROR;
         }
         for (uint32_t t = 0; t < result_.transaction_count; t++) {
             uint8_t d = result_.decisions[t];

@@ -30,7 +30,7 @@ class NativeBridgeTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"decisions", "java-exception", "invalid-batch", "bad-arguments", "close-reopen",
-            "threads", "statistics", "engine-name", "host-signal-handler", "open-text", "dlopen", "check-result"})
+            "threads", "statistics", "engine-name", "host-signal-handler", "open-text", "dlopen", "check-result", "malformed-output"})
     void nativeCase(String name) throws Exception {
         NativeProgram.Run run = NativeProgram.run("fdbresolver-bridge-test", List.of("reference", name),
                 "-Xcheck:jni -Xmx256m");
