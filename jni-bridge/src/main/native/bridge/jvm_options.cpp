@@ -364,6 +364,7 @@ TrialStart tryStartInChild(const std::vector<std::string>& invocation) {
         trial.nanos = monotonicNanos() - start;
         return trial;
     }
+    trial.spawned = true;
     std::string output;
     bool timedOut = false;
     const int64_t deadline = start + int64_t(kTrialTimeoutSeconds) * 1000000000;

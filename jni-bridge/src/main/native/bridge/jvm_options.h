@@ -61,6 +61,7 @@ std::string checkAddressSpace(const std::vector<JvmOption>& effective);
 /** What trying the options in a child process found. */
 struct TrialStart {
     bool tried = false;    // false: no launcher beside libjvm (why says so); nothing was tried
+    bool spawned = false;  // the child ran (false with tried: no pipe or no process for it, why says so)
     bool started = false;  // the child's JVM started and ended normally
     std::string why;       // when not started: what the child said (HotSpot's words), or what stopped it
     std::string launcher;  // the java launcher used

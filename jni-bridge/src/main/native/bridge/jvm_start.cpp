@@ -101,7 +101,7 @@ fdbr_status startJvm(const fdbr_config* config, const OpenExtras& extras) {
                                 "FDBRESOLVER_CLASS_PATH (e.g. jni-bridge/target/fdbresolver-jni-bridge.jar:jni-bridge/target/lib/*)");
             }
             // Every option with its origin, so that a refusal names where the option came from.
-            std::vector<fdbresolver_bridge::JvmOption> invocation;
+            std::vector<JvmOption> invocation;
             auto bridgeOption = [&](std::string text) { invocation.push_back({std::move(text), "the bridge's"}); };
             bridgeOption("-Djava.class.path=" + classPath);
             if (!config->keep_jvm_signal_handlers) {
@@ -140,16 +140,21 @@ fdbr_status startJvm(const fdbr_config* config, const OpenExtras& extras) {
             // HotSpot ends the process (exit(1)) on many start-up errors instead of returning from JNI_CreateJavaVM,
             // which would end the host. So the options it will apply are checked here, and then tried in a child
             // process: a start that would exit fails the open instead, in HotSpot's own words (issue 32).
-            std::vector<fdbresolver_bridge::JvmOption> effective = fdbresolver_bridge::effectiveOptions(invocation);
-            std::string refused = fdbresolver_bridge::checkOptions(effective);
+            std::vector<JvmOption> effective = effectiveOptions(invocation);
+            std::string refused = checkOptions(effective);
             if (!refused.empty()) {
                 return fail(FDBR_INVALID_ARGUMENT, refused);
             }
-            refused = fdbresolver_bridge::checkAddressSpace(effective);
+            refused = checkAddressSpace(effective);
             if (!refused.empty()) {
                 return fail(FDBR_JVM_ERROR, refused);
             }
-            fdbresolver_bridge::TrialStart trial = fdbresolver_bridge::tryStartInChild(texts);
+            TrialStart trial = tryStartInChild(texts);
+            if (trial.tried && !trial.spawned) {
+                // Not started unchecked: the skip list deciding is safe, an exit is not.
+                return fail(FDBR_JVM_ERROR, "the JVM's options could not be tried in a child process first (" + trial.why +
+                                                "), so the JVM was not started");
+            }
             if (trial.tried && !trial.started) {
                 std::string command = trial.launcher;
                 for (const std::string& t : texts) {
