@@ -16,7 +16,8 @@
 // types fit with no conversion code. Like FDB's ConflictBatch it keeps pointers to the key bytes:
 // they must stay valid until detectConflicts returns. The batch crosses into the JVM once, in
 // detectConflicts; failures throw fdbresolver::Error (or come back as a status from
-// tryDetectConflicts), and a failed batch changes no state.
+// tryDetectConflicts), and a failed batch changes no state. The result is checked (checkResult) before any
+// of it is read; a malformed one is FDBR_ENGINE_ERROR "malformed output: ...", a broken library.
 //
 // Loading: a host that links libfdbresolver calls newConflictSet(config). A host that must not depend on
 // it at link time (fdbserver, where the plugin is chosen at run time by a knob) loads it with
@@ -352,13 +353,22 @@ inline std::string engineName(const ConflictSet* cs) {
 }
 
 /**
- * Checks a batch's result against the batch before a host sends any of it, in O(n): a decision per transaction,
- * each COMMIT, CONFLICT or TOO_OLD; FoundationDB's rules that need no history (a transaction without reads
- * commits; one that reads below newOldestVersion is TOO_OLD); conflicting reads only for reporting transactions
- * decided CONFLICT, ascending, each an index among the transaction's reads. Returns "" when the result is sound,
- * else what is wrong. Transactions is any indexable sequence of FoundationDB-shaped transactions
- * (read_snapshot, read_conflict_ranges, report_conflicting_keys), such as VectorRef<CommitTransactionRef>.
- * FoundationDB's Resolver hook treats a result that fails it as a failed batch.
+ * Checks a batch's result against the batch before a host sends any of it, in O(n + conflicting reads): everything
+ * FoundationDB's Resolver and commit proxy rely on, so that no library behind the ABI, however wrong, can make the
+ * host send a wrong answer or fail an assertion:
+ * - a decision per transaction, each COMMIT, CONFLICT or TOO_OLD; FoundationDB's rules that need no history (a
+ *   transaction without reads commits; one that reads below newOldestVersion is TOO_OLD);
+ * - an entry for exactly the reporting transactions (report_conflicting_keys) decided CONFLICT, ascending; each
+ *   entry has at least one conflicting read (the commit proxy asserts that a reporting transaction aborted as a
+ *   conflict gets at least one conflicting key range);
+ * - the starts begin at 0 and never decrease, an entry holds at most its transaction's read count, and each read
+ *   index is among the transaction's reads, ascending.
+ * Memory-safe whatever the values: it reads decisions[0 .. n) only once transaction_count is n, the entries and
+ * their starts (C and C + 1 of them) only once C <= n, and conflicting_reads only below starts[C] once every start
+ * is checked, which is the array's length by the ABI (fdbresolver.h). Returns "" when the result is sound, else what
+ * is wrong. Transactions is any indexable sequence of FoundationDB-shaped transactions (read_snapshot,
+ * read_conflict_ranges, report_conflicting_keys), such as VectorRef<CommitTransactionRef>. FoundationDB's Resolver
+ * hook treats a result that fails it as a failed batch.
  */
 template <class Transactions>
 std::string checkResult(const fdbr_result& r, const Transactions& transactions, int64_t newOldestVersion) {
@@ -367,6 +377,9 @@ std::string checkResult(const fdbr_result& r, const Transactions& transactions, 
     if (r.transaction_count != n || (n > 0 && r.decisions == nullptr)) {
         return "decisions for " + std::to_string(r.transaction_count) + " of " + std::to_string(n) + " transactions";
     }
+    auto reportingConflict = [&](uint32_t t) {
+        return r.decisions[t] == FDBR_CONFLICT && bool(transactions[t].report_conflicting_keys);
+    };
     for (uint32_t t = 0; t < n; t++) {
         const uint8_t d = r.decisions[t];
         const auto& tr = transactions[t];
@@ -377,27 +390,55 @@ std::string checkResult(const fdbr_result& r, const Transactions& transactions, 
             return at(t) + " reads below the oldest version and is not TOO_OLD";
         }
     }
-    if (r.conflicting_count > n || (r.conflicting_count > 0 && (r.conflicting_transactions == nullptr ||
-                                                               r.conflicting_read_starts == nullptr ||
-                                                               r.conflicting_reads == nullptr))) {
-        return std::to_string(r.conflicting_count) + " conflicting-read entries for " + std::to_string(n) + " transactions";
+    const uint32_t c = r.conflicting_count;
+    if (c > n || (c > 0 && (r.conflicting_transactions == nullptr || r.conflicting_read_starts == nullptr ||
+                            r.conflicting_reads == nullptr))) {
+        return std::to_string(c) + " conflicting-read entries for " + std::to_string(n) + " transactions";
     }
-    int64_t previous = -1;
-    for (uint32_t i = 0; i < r.conflicting_count; i++) {
+    auto missing = [&](uint32_t t) {
+        return at(t) + " reports conflicting keys and is decided CONFLICT but has no conflicting reads";
+    };
+    // The entries: distinct reporting transactions decided CONFLICT, ascending.
+    for (uint32_t i = 0; i < c; i++) {
         const uint32_t t = r.conflicting_transactions[i];
-        if (t >= n || int64_t(t) <= previous) {
-            return "conflicting-read entry " + std::to_string(i) + " names transaction " + std::to_string(t);
+        if (t >= n || (i > 0 && t <= r.conflicting_transactions[i - 1])) {
+            return "conflicting-read entry " + std::to_string(i) + " names transaction " + std::to_string(t) +
+                   (t >= n ? " of " + std::to_string(n) : ", not after the entry before it");
         }
-        previous = t;
-        if (r.decisions[t] != FDBR_CONFLICT || !transactions[t].report_conflicting_keys) {
+        if (!reportingConflict(t)) {
             return at(t) + " has conflicting reads but is not a reporting transaction decided CONFLICT";
         }
+    }
+    // And every reporting transaction decided CONFLICT has one: the first without, merged in one pass.
+    for (uint32_t t = 0, i = 0; t < n; t++) {
+        if (i < c && r.conflicting_transactions[i] == t) {
+            i++;
+        } else if (reportingConflict(t)) {
+            return missing(t);
+        }
+    }
+    if (c == 0) return "";
+    // The starts, all of them before any read index: conflicting_reads holds starts[c] of them.
+    if (r.conflicting_read_starts[0] != 0) {
+        return "conflicting-read starts begin at " + std::to_string(r.conflicting_read_starts[0]) + ", not 0";
+    }
+    for (uint32_t i = 0; i < c; i++) {
+        const uint32_t t = r.conflicting_transactions[i];
         const uint32_t begin = r.conflicting_read_starts[i], end = r.conflicting_read_starts[i + 1];
         const uint32_t readCount = static_cast<uint32_t>(transactions[t].read_conflict_ranges.size());
-        if (end < begin || end - begin > readCount) {
-            return at(t) + " has " + std::to_string(int64_t(end) - int64_t(begin)) + " conflicting reads of " +
-                   std::to_string(readCount);
+        if (end < begin) {
+            return "conflicting-read starts decrease at entry " + std::to_string(i + 1) + " (" + std::to_string(begin) +
+                   " then " + std::to_string(end) + ")";
         }
+        if (end == begin) return missing(t);
+        if (end - begin > readCount) {
+            return at(t) + " has " + std::to_string(end - begin) + " conflicting reads of " + std::to_string(readCount);
+        }
+    }
+    for (uint32_t i = 0; i < c; i++) {
+        const uint32_t t = r.conflicting_transactions[i];
+        const uint32_t begin = r.conflicting_read_starts[i], end = r.conflicting_read_starts[i + 1];
+        const uint32_t readCount = static_cast<uint32_t>(transactions[t].read_conflict_ranges.size());
         for (uint32_t j = begin; j < end; j++) {
             const uint32_t read = r.conflicting_reads[j];
             if (read >= readCount || (j > begin && read <= r.conflicting_reads[j - 1])) {
@@ -407,6 +448,31 @@ std::string checkResult(const fdbr_result& r, const Transactions& transactions, 
     }
     return "";
 }
+
+namespace detail {
+
+/** A transaction of the C table as checkResult reads one: its snapshot, its read count, whether it reports. */
+struct TableTransaction {
+    struct Count {
+        uint32_t n;
+        uint32_t size() const { return n; }
+    };
+    int64_t read_snapshot;
+    Count read_conflict_ranges;
+    bool report_conflicting_keys;
+};
+
+/** The C transaction table (what crossed into the library) as checkResult's indexable sequence. */
+struct TransactionTable {
+    const std::vector<fdbr_transaction>* table;
+    size_t size() const { return table->size(); }
+    TableTransaction operator[](size_t t) const {
+        const fdbr_transaction& tr = (*table)[t];
+        return TableTransaction{tr.read_snapshot, {tr.read_count}, (tr.flags & FDBR_REPORT_CONFLICTING_KEYS) != 0};
+    }
+};
+
+}  // namespace detail
 
 /** One batch, as FoundationDB's ConflictBatch: addTransaction for each, then detectConflicts. */
 class ConflictBatch {
@@ -476,6 +542,14 @@ public:
         if (status != FDBR_OK) {
             error_ = cs_->library->lastError();
             return status;
+        }
+        // Nothing of the result is read before it is checked against the batch that crossed (memory-safe whatever
+        // library answers). Malformed output means the library itself is broken: the host should stop using it.
+        std::string malformed = checkResult(result_, detail::TransactionTable{&cs_->transactions}, newOldestVersion);
+        if (!malformed.empty()) {
+            error_ = "malformed output: " + malformed;
+            result_ = fdbr_result{};
+            return FDBR_ENGINE_ERROR;
         }
         for (uint32_t t = 0; t < result_.transaction_count; t++) {
             uint8_t d = result_.decisions[t];

@@ -12,10 +12,12 @@
 #include <jni.h>
 
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <clocale>
 #include <cstdio>
 #include <cstdlib>
@@ -672,6 +674,102 @@ void environmentOptionsNamed() {
     fdbresolver::destroyConflictSet(cs);
 }
 
+// ---- a JVM that cannot start fails the open, and the process goes on (issue 32) ----
+
+/**
+ * The open with these settings must fail before any JVM starts, with a message holding each of words; HotSpot would
+ * have ended the process (exit(1)) had the bridge called JNI_CreateJavaVM with them.
+ */
+void expectStartRefused(const std::string& settings, const std::vector<std::string>& words) {
+    std::string error;
+    fdbresolver::ConflictSet* cs =
+        fdbresolver::newConflictSet(fdbresolver::Library::linked(), "engine=" + engineName + ";" + settings, &error);
+    expect(cs == nullptr, "the open succeeded with " + settings);
+    for (const std::string& w : words) {
+        expect(error.find(w) != std::string::npos, "the message for " + settings + " lacks '" + w + "': " + error);
+    }
+    std::printf("refused as it should be: %s\n", error.c_str());
+}
+
+/** After the refusals the process is still here, and an open with sound settings starts the JVM and decides. */
+void thenTheJvmStarts(const std::string& settings = "memory_budget=16m") {
+    std::string error;
+    fdbresolver::ConflictSet* cs =
+        fdbresolver::newConflictSet(fdbresolver::Library::linked(), "engine=" + engineName + ";" + settings, &error);
+    expect(cs != nullptr, "the open after the refused ones: " + error);
+    std::vector<std::string> got = decideScenario(cs);  // (and closes it)
+    expectEqual(got[0], "00", "batch 0");
+}
+
+/** -Xms above -Xmx, in the configuration: HotSpot ends the process with "Initial heap size set to a larger value". */
+void jvmInitialHeapAboveMaximum() {
+    expectStartRefused("jvm_option=-Xmx256m;jvm_option=-Xms512m",
+                       {"-Xms512m (from jvm_option) is above the maximum -Xmx256m (from jvm_option)"});
+    expectStartRefused("jvm_option=-XX:MaxHeapSize=300m;jvm_option=-XX:InitialHeapSize=1g",
+                       {"-XX:InitialHeapSize=1g (from jvm_option) is above the maximum -XX:MaxHeapSize=300m"});
+    thenTheJvmStarts("memory_budget=16m;jvm_option=-Xms256m;jvm_option=-Xmx256m");
+}
+
+/**
+ * _JAVA_OPTIONS=-Xms2g (set for other Java programs) against the heap the bridge sizes from the budget; the
+ * invocation API does not read JDK_JAVA_OPTIONS (the launcher's alone), so the trial start must not either.
+ */
+void jvmEnvironmentInitialHeap() {
+    setenv("JDK_JAVA_OPTIONS", "-Xms2g", 1);
+    setenv("_JAVA_OPTIONS", "-Xms2g", 1);
+    expectStartRefused("memory_budget=64m",
+                       {"-Xms2g (from _JAVA_OPTIONS) is above the maximum -Xmx264m (the bridge's, sized from memory_budget)"});
+    unsetenv("_JAVA_OPTIONS");
+    setenv("JAVA_TOOL_OPTIONS", "-Xms1g", 1);
+    expectStartRefused("memory_budget=64m", {"-Xms1g (from JAVA_TOOL_OPTIONS) is above the maximum -Xmx264m"});
+    unsetenv("JAVA_TOOL_OPTIONS");
+    thenTheJvmStarts();  // JDK_JAVA_OPTIONS=-Xms2g is still set: neither the JVM nor the trial takes it
+}
+
+/** An address-space limit (fdbserver's --memory-vsize) below what the JVM reserves: HotSpot ends the process. */
+void jvmAddressSpaceLimit() {
+    rlimit before{};
+    expect(getrlimit(RLIMIT_AS, &before) == 0, "getrlimit");
+    rlimit low = before;
+    low.rlim_cur = rlim_t(1) << 30;  // 1 GiB: below the compressed class space and the heap together
+    expect(setrlimit(RLIMIT_AS, &low) == 0, "setrlimit");
+    expectStartRefused("memory_budget=64m", {"address-space limit (RLIMIT_AS, 1024 MiB", "-Xmx264m"});
+    expect(setrlimit(RLIMIT_AS, &before) == 0, "setrlimit back");
+    thenTheJvmStarts();
+}
+
+/** Options that end, crash or stop the process on purpose, or dump the whole heap, wherever they come from. */
+void jvmExitOptionsRefused() {
+    expectStartRefused("jvm_option=-XX:+ExitOnOutOfMemoryError", {"-XX:+ExitOnOutOfMemoryError (from jvm_option) is refused"});
+    expectStartRefused("jvm_option=-XX:+CrashOnOutOfMemoryError", {"-XX:+CrashOnOutOfMemoryError (from jvm_option) is refused"});
+    expectStartRefused("jvm_option=-XX:+HeapDumpOnOutOfMemoryError", {"-XX:+HeapDumpOnOutOfMemoryError (from jvm_option) is refused"});
+    expectStartRefused("jvm_option=-XX:OnOutOfMemoryError=kill -9 %p", {"-XX:OnOutOfMemoryError=kill -9 %p (from jvm_option) is refused"});
+    expectStartRefused("jvm_option=-XX:+ShowMessageBoxOnError", {"-XX:+ShowMessageBoxOnError (from jvm_option) is refused"});
+    expectStartRefused("jvm_option=-XX:VMOptionsFile=/etc/jvm.options", {"a file of further options"});
+    expectStartRefused("jvm_option=nonsense", {"'nonsense' (jvm_option) is not a JVM option"});
+    setenv("JAVA_TOOL_OPTIONS", "-XX:+HeapDumpOnOutOfMemoryError", 1);
+    expectStartRefused("memory_budget=16m", {"-XX:+HeapDumpOnOutOfMemoryError (from JAVA_TOOL_OPTIONS) is refused"});
+    unsetenv("JAVA_TOOL_OPTIONS");
+    // The last occurrence counts, as in HotSpot: turned on, then off again, is off.
+    thenTheJvmStarts("memory_budget=16m;jvm_option=-XX:+ExitOnOutOfMemoryError;jvm_option=-XX:-ExitOnOutOfMemoryError");
+}
+
+/** What no static check sees: the trial start in a child process finds it, and the open carries HotSpot's words. */
+void jvmTrialStart() {
+    expectStartRefused("jvm_option=-XX:+UseG1GC;jvm_option=-XX:+UseSerialGC",
+                       {"tried first in a child process", "Error occurred during initialization of VM",
+                        "Multiple garbage collectors selected"});
+    expectStartRefused("jvm_option=-XX:SharedArchiveFile=/nonexistent/fdbresolver.jsa;jvm_option=-Xshare:on",
+                       {"tried first in a child process", "Unable to use shared archive"});
+    // A host that ignores SIGCHLD has its children reaped by the kernel, so the trial cannot learn the exit status
+    // and judges by the child's words: still refused, and a sound start still passes.
+    signal(SIGCHLD, SIG_IGN);
+    expectStartRefused("jvm_option=-XX:+UseG1GC;jvm_option=-XX:+UseSerialGC",
+                       {"tried first in a child process", "Multiple garbage collectors selected"});
+    thenTheJvmStarts();
+    signal(SIGCHLD, SIG_DFL);
+}
+
 /** The control: with jvm_suspend_signal=0 the JVM keeps its default, SIGUSR2, and replaces the host's handler. */
 void suspendSignalDefaultTakesUsr2() {
     struct sigaction sa{};
@@ -756,11 +854,64 @@ void heapIsCheckedAtOpen() {
     fdbresolver::destroyConflictSet(more);
 }
 
-/** fdbresolver::checkResult, the hosts' check of a result before they send it: sound ones pass, each fault is named. */
+/**
+ * A copy of values laid out so that the byte after its last element is the first of an inaccessible page: a read
+ * past the end faults (so a check that reads outside the arrays the ABI gives it kills the test).
+ */
+template <class T>
+class GuardedArray {
+public:
+    explicit GuardedArray(const std::vector<T>& values) {
+        const size_t page = size_t(sysconf(_SC_PAGESIZE));
+        const size_t bytes = values.size() * sizeof(T);
+        const size_t dataPages = (bytes + page - 1) / page;
+        length_ = (dataPages + 1) * page;
+        base_ = mmap(nullptr, length_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        expect(base_ != MAP_FAILED, "mmap");
+        uint8_t* guard = static_cast<uint8_t*>(base_) + dataPages * page;
+        expect(mprotect(guard, page, PROT_NONE) == 0, "mprotect");
+        T* start = reinterpret_cast<T*>(guard - bytes);
+        if (bytes > 0) std::memcpy(start, values.data(), bytes);
+        data_ = start;
+    }
+    ~GuardedArray() { munmap(base_, length_); }
+    GuardedArray(const GuardedArray&) = delete;
+    GuardedArray& operator=(const GuardedArray&) = delete;
+    const T* data() const { return data_; }
+
+private:
+    void* base_ = nullptr;
+    size_t length_ = 0;
+    const T* data_ = nullptr;
+};
+
+/**
+ * fdbresolver::checkResult, the hosts' check of a result before they send it (issue 32: the commit proxy asserts on
+ * what passes it): sound results pass; each fault is named; and every array sits before an inaccessible page, so a
+ * check that read beyond what the ABI says the library wrote (a start of 2^30 over a one-entry array, say) would
+ * kill this process instead of passing.
+ */
 void checkResultNamesEveryFault() {
-    // Transactions: 0 reads and reports, 1 reads below the oldest version (10), 2 writes only, 3 reads two ranges.
+    // The guard works: the kernel copies a guarded array's last element out, and refuses (EFAULT) the one past it.
+    // (Asked through write(2) rather than by reading it: in a process whose JVM runs, the JVM owns SIGSEGV.)
+    {
+        GuardedArray<uint32_t> one({7});
+        int fds[2];
+        expect(pipe(fds) == 0, "pipe");
+        const bool lastReadable = write(fds[1], one.data(), sizeof(uint32_t)) == ssize_t(sizeof(uint32_t));
+        errno = 0;
+        const bool pastRefused = write(fds[1], one.data() + 1, sizeof(uint32_t)) < 0 && errno == EFAULT;
+        close(fds[0]);
+        close(fds[1]);
+        expect(lastReadable, "the guarded array's last element cannot be read");
+        expect(pastRefused, "the element past a guarded array can be read: the guard does not work");
+    }
+    // Transactions: 0 reads and reports, 1 reads below the oldest version (10), 2 writes only, 3 reads two ranges and
+    // reports, 4 reads and does not report.
     std::vector<Transaction> txs = {tx(20, {point("a")}, {}, true), tx(5, {point("b")}, {}), tx(5, {}, {point("c")}),
-                                    tx(20, {point("d"), point("e")}, {point("f")}, true)};
+                                    tx(20, {point("d"), point("e")}, {point("f")}, true), tx(20, {point("g")}, {})};
+    const uint8_t C = FDBR_CONFLICT, K = FDBR_COMMIT, T = FDBR_TOO_OLD;
+    const uint32_t far = uint32_t(1) << 30;
     struct Case {
         std::vector<uint8_t> decisions;
         std::vector<uint32_t> conflicting, starts, reads;
@@ -768,29 +919,51 @@ void checkResultNamesEveryFault() {
         std::string fault;  // "" when sound
     };
     std::vector<Case> cases = {
-        {{FDBR_CONFLICT, FDBR_TOO_OLD, FDBR_COMMIT, FDBR_CONFLICT}, {0, 3}, {0, 1, 3}, {0, 0, 1}, 4, ""},
-        {{FDBR_COMMIT, FDBR_TOO_OLD, FDBR_COMMIT, FDBR_TOO_OLD}, {}, {0}, {}, 4, ""},
-        {{FDBR_COMMIT, FDBR_TOO_OLD, FDBR_COMMIT}, {}, {0}, {}, 3, "decisions for 3 of 4"},
-        {{FDBR_COMMIT, FDBR_TOO_OLD, FDBR_COMMIT, 7}, {}, {0}, {}, 4, "transaction 3 has decision 7"},
-        {{FDBR_COMMIT, FDBR_TOO_OLD, FDBR_CONFLICT, FDBR_COMMIT}, {}, {0}, {}, 4, "transaction 2 reads nothing"},
-        {{FDBR_COMMIT, FDBR_COMMIT, FDBR_COMMIT, FDBR_COMMIT}, {}, {0}, {}, 4, "transaction 1 reads below the oldest"},
-        {{FDBR_CONFLICT, FDBR_TOO_OLD, FDBR_COMMIT, FDBR_CONFLICT}, {3, 0}, {0, 1, 2}, {0, 0}, 4, "entry 1 names transaction 0"},
-        {{FDBR_CONFLICT, FDBR_TOO_OLD, FDBR_COMMIT, FDBR_CONFLICT}, {9}, {0, 1}, {0}, 4, "entry 0 names transaction 9"},
-        {{FDBR_COMMIT, FDBR_TOO_OLD, FDBR_COMMIT, FDBR_CONFLICT}, {0}, {0, 1}, {0}, 4, "transaction 0 has conflicting reads but"},
-        {{FDBR_CONFLICT, FDBR_TOO_OLD, FDBR_COMMIT, FDBR_CONFLICT}, {3}, {0, 2}, {1, 1}, 4, "transaction 3 names conflicting read 1"},
-        {{FDBR_CONFLICT, FDBR_TOO_OLD, FDBR_COMMIT, FDBR_CONFLICT}, {3}, {0, 1}, {2}, 4, "transaction 3 names conflicting read 2"},
-        {{FDBR_CONFLICT, FDBR_TOO_OLD, FDBR_COMMIT, FDBR_CONFLICT}, {3}, {0, 3}, {0, 1, 1}, 4, "transaction 3 has 3 conflicting reads of 2"},
-        {{FDBR_CONFLICT, FDBR_TOO_OLD, FDBR_COMMIT, FDBR_CONFLICT}, {0, 1, 2, 3, 0}, {0, 0, 0, 0, 0, 0}, {}, 4, "5 conflicting-read entries"},
+        // Sound.
+        {{C, T, K, C, C}, {0, 3}, {0, 1, 3}, {0, 0, 1}, 5, ""},
+        {{K, T, K, T, K}, {}, {0}, {}, 5, ""},
+        {{K, T, K, T, K}, {}, {}, {}, 5, ""},  // no entries: the starts are not read
+        {{K, T, K, C, K}, {3}, {0, 1}, {1}, 5, ""},
+        // Decisions.
+        {{K, T, K, K}, {}, {0}, {}, 4, "decisions for 4 of 5"},
+        {{K, T, K, 7, K}, {}, {0}, {}, 5, "transaction 3 has decision 7"},
+        {{K, T, C, K, K}, {}, {0}, {}, 5, "transaction 2 reads nothing"},
+        {{K, K, K, K, K}, {}, {0}, {}, 5, "transaction 1 reads below the oldest"},
+        // Entries.
+        {{C, T, K, C, K}, {0, 1, 2, 3, 4, 0}, {0, 0, 0, 0, 0, 0, 0}, {}, 5, "6 conflicting-read entries for 5"},
+        {{C, T, K, C, K}, {3, 0}, {0, 1, 2}, {0, 0}, 5, "entry 1 names transaction 0, not after"},
+        {{C, T, K, C, K}, {0, 0}, {0, 1, 2}, {0, 0}, 5, "entry 1 names transaction 0, not after"},
+        {{K, T, K, C, K}, {9}, {0, 1}, {0}, 5, "entry 0 names transaction 9 of 5"},
+        {{K, T, K, C, K}, {far}, {0, 1}, {0}, 5, "entry 0 names transaction 1073741824 of 5"},
+        {{K, T, K, C, K}, {0, 3}, {0, 1, 2}, {0, 0}, 5, "transaction 0 has conflicting reads but is not"},
+        {{K, T, K, K, C}, {4}, {0, 1}, {0}, 5, "transaction 4 has conflicting reads but is not"},
+        // A reporting transaction decided CONFLICT without conflicting reads: no entry, or an empty one.
+        {{K, T, K, C, K}, {}, {0}, {}, 5, "transaction 3 reports conflicting keys and is decided CONFLICT but has no"},
+        {{C, T, K, C, K}, {3}, {0, 1}, {0}, 5, "transaction 0 reports conflicting keys and is decided CONFLICT but has no"},
+        {{C, T, K, C, K}, {0}, {0, 1}, {0}, 5, "transaction 3 reports conflicting keys and is decided CONFLICT but has no"},
+        {{C, T, K, C, K}, {0, 3}, {0, 0, 1}, {0}, 5, "transaction 0 reports conflicting keys and is decided CONFLICT but has no"},
+        // Starts: from 0, never decreasing, within the transaction's reads; none read beyond the arrays.
+        {{K, T, K, C, K}, {3}, {1, 2}, {0, 0}, 5, "starts begin at 1, not 0"},
+        {{K, T, K, C, K}, {3}, {far, far + 1}, {0}, 5, "starts begin at 1073741824, not 0"},
+        {{C, T, K, C, K}, {0, 3}, {0, 1, 0}, {0}, 5, "starts decrease at entry 2 (1 then 0)"},
+        {{K, T, K, C, K}, {3}, {0, 0xFFFFFFFFu}, {0}, 5, "transaction 3 has 4294967295 conflicting reads of 2"},
+        {{K, T, K, C, K}, {3}, {0, 3}, {0, 1, 1}, 5, "transaction 3 has 3 conflicting reads of 2"},
+        // Read indices: among the transaction's reads, ascending.
+        {{K, T, K, C, K}, {3}, {0, 2}, {1, 1}, 5, "transaction 3 names conflicting read 1"},
+        {{K, T, K, C, K}, {3}, {0, 1}, {2}, 5, "transaction 3 names conflicting read 2"},
+        {{K, T, K, C, K}, {3}, {0, 1}, {far}, 5, "transaction 3 names conflicting read 1073741824"},
     };
     for (size_t i = 0; i < cases.size(); i++) {
         Case& c = cases[i];
+        GuardedArray<uint8_t> decisions(c.decisions);
+        GuardedArray<uint32_t> conflicting(c.conflicting), starts(c.starts), reads(c.reads);
         fdbr_result r{};
-        r.decisions = c.decisions.data();
+        r.decisions = decisions.data();
         r.transaction_count = c.count;
         r.conflicting_count = uint32_t(c.conflicting.size());
-        r.conflicting_transactions = c.conflicting.data();
-        r.conflicting_read_starts = c.starts.data();
-        r.conflicting_reads = c.reads.data();
+        r.conflicting_transactions = conflicting.data();
+        r.conflicting_read_starts = starts.data();
+        r.conflicting_reads = reads.data();
         std::string why = fdbresolver::checkResult(r, txs, 10);
         if (c.fault.empty()) {
             expectEqual(why, "", "case " + std::to_string(i));
@@ -798,6 +971,26 @@ void checkResultNamesEveryFault() {
             expect(why.find(c.fault) != std::string::npos, "case " + std::to_string(i) + ": got \"" + why + "\", wanted " + c.fault);
         }
     }
+}
+
+/**
+ * The header's ConflictBatch checks the library's result before it reads any of it (FoundationDB's hook decides
+ * through it): the test engine corrupts its output from the second batch on, and the batch fails, named.
+ */
+void malformedOutputFailsTheBatch() {
+    fdbresolver::Config c = fdbresolver::Config::fromEnvironment();
+    c.engine = "test-faulty";
+    c.engineOptions = {"fault=malformed", "after=1"};
+    c.memoryBudgetBytes = int64_t(16) << 20;
+    fdbresolver::ConflictSet* cs = fdbresolver::newConflictSet(c);
+    std::vector<TestBatch> batches = scenario();
+    Outcome o = resolve(cs, batches[0]);
+    expect(o.status == FDBR_OK, "batch 0: " + o.message);
+    o = resolve(cs, batches[1]);
+    expect(o.status == FDBR_ENGINE_ERROR, std::string("malformed output gave ") + fdbr_status_name(o.status));
+    expectEqual(o.message, "malformed output: transaction 2 has conflicting reads but is not a reporting transaction "
+                           "decided CONFLICT", "message");
+    fdbresolver::destroyConflictSet(cs);
 }
 
 }  // namespace
@@ -820,6 +1013,7 @@ int main(int argc, char** argv) {
         {"open-text", openFromText},
         {"dlopen", loadedWithDlopen},
         {"check-result", checkResultNamesEveryFault},
+        {"malformed-output", malformedOutputFailsTheBatch},
         // Last when running all: it leaves the host's handlers installed.
         {"host-signal-handler", hostSignalHandlerInstalledLater},
     };
@@ -836,6 +1030,11 @@ int main(int argc, char** argv) {
         {"environment-options", environmentOptionsNamed},
         {"warnings-and-counters", warningsAndCounters},
         {"heap-check", heapIsCheckedAtOpen},
+        {"jvm-xms-above-xmx", jvmInitialHeapAboveMaximum},
+        {"jvm-environment-xms", jvmEnvironmentInitialHeap},
+        {"jvm-address-space", jvmAddressSpaceLimit},
+        {"jvm-exit-options", jvmExitOptionsRefused},
+        {"jvm-trial-start", jvmTrialStart},
     };
     for (const auto& c : cases) {
         bool selected = argc == 2;

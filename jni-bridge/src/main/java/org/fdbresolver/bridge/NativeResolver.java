@@ -34,7 +34,7 @@ public final class NativeResolver {
 
     /**
      * Offsets in the stats block the native side passes (docs/bridge-layout.md, static_asserts in
-     * fdbresolver.cpp): {@code fdbr_stats} at 0, whose {@code resolve_nanos} (offset 48) is the native side's,
+     * stats.cpp): {@code fdbr_stats} at 0, whose {@code resolve_nanos} (offset 48) is the native side's,
      * then {@code fdbr_batch_stats} at 104.
      */
     static final int STATS_BATCHES = 0;

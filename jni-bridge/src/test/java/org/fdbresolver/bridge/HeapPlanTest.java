@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The heap plan's arithmetic: the heap the native side gives a JVM it starts for one resolver (budget, an eighth
- * and 192 MiB; fdbresolver.cpp's defaultMaxHeap) holds what the Java side then requires for it, for every budget
+ * and 192 MiB; jvm_start.cpp's defaultMaxHeap) holds what the Java side then requires for it, for every budget
  * from the smallest the tree takes to 64 GiB, at the engine's default node and key block sizes; and the bridge's
  * own settings are read as the native side writes them.
  */

@@ -30,7 +30,7 @@ class NativeBridgeTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"decisions", "java-exception", "invalid-batch", "bad-arguments", "close-reopen",
-            "threads", "statistics", "engine-name", "host-signal-handler", "open-text", "dlopen", "check-result"})
+            "threads", "statistics", "engine-name", "host-signal-handler", "open-text", "dlopen", "check-result", "malformed-output"})
     void nativeCase(String name) throws Exception {
         NativeProgram.Run run = NativeProgram.run("fdbresolver-bridge-test", List.of("reference", name),
                 "-Xcheck:jni -Xmx256m");
@@ -99,11 +99,16 @@ class NativeBridgeTest {
      * Cases that start the JVM with their own settings, one process each (issue 15): SIGUSR2 left to the host, and
      * the control that the JVM's default takes it; the host's C locale and open-file limit kept, and the control
      * that the JVM changes the locale; warnings and counters; the heap sized from the budget and checked at every
-     * open. No JVM options from the environment: each case names its own.
+     * open. And issue 32's JVM starts that HotSpot would end the process for (-Xms above -Xmx, _JAVA_OPTIONS=-Xms2g,
+     * an address-space limit too low, options that exit on purpose, and what only the trial start in a child
+     * finds): each open fails with a clear message and the case goes on to start the JVM with sound settings, so
+     * a PASS and exit status 0 show that the process did not exit. No JVM options from the environment: each case
+     * names its own.
      */
     @ParameterizedTest
     @ValueSource(strings = {"suspend-signal", "suspend-signal-default", "host-locale", "host-locale-jvm",
-            "warnings-and-counters", "heap-check"})
+            "warnings-and-counters", "heap-check", "jvm-xms-above-xmx", "jvm-environment-xms", "jvm-address-space",
+            "jvm-exit-options", "jvm-trial-start"})
     void processCase(String name) throws Exception {
         NativeProgram.Run run = runProcessCase(name);
         assertFalse(run.stderr().contains("WARNING"), "nothing on stderr: the host takes the warnings\n" + run.all());

@@ -158,6 +158,24 @@ class ReplayCommandLineTest {
                 && run.stderr().contains("raise jvm_option=-Xmx"), run.all());
     }
 
+    /**
+     * A JVM HotSpot would end the process for (issue 32: -Xms above the heap the bridge sizes, which on landed main
+     * printed "Initial heap size set to a larger value than the maximum heap size" and exited 1) is refused before it
+     * starts: the driver, standing for fdbserver, reports it as its own error line and exits by itself.
+     */
+    @Test
+    void aJvmThatWouldEndTheProcessIsRefused() throws Exception {
+        NativeProgram.Run run = replay(trace().toString(), "--budget", "64m", "--jvm-option", "-Xms2g");
+        assertOneError(run, "error: the JVM's heap options disagree: -Xms2g (from jvm_option) is above the maximum "
+                + "-Xmx264m (the bridge's, sized from memory_budget), and HotSpot would end the process at start");
+        run = replay(trace().toString(), "--jvm-option", "-XX:+UseG1GC", "--jvm-option", "-XX:+UseSerialGC");
+        assertEquals(3, run.exitCode(), run.all());
+        assertEquals("", run.stdout());
+        assertEquals(1, run.stderrLines().size(), run.all());
+        assertTrue(run.stderr().contains("tried first in a child process")
+                && run.stderr().contains("Multiple garbage collectors selected"), run.all());
+    }
+
     static Stream<Arguments> badBudgets() {
         String examples = "a byte count such as 1073741824, 512m, 2g or 64KiB";
         return Stream.of(

@@ -2,7 +2,7 @@ package org.fdbresolver.harness.sizing;
 
 /**
  * What a memory budget means inside fdbserver, as the bridge plans it (jni-bridge: {@code HeapPlan.java} and
- * {@code fdbresolver.cpp}'s {@code defaultMaxHeap}; a test there checks these figures against them): with no
+ * {@code jvm_start.cpp}'s {@code defaultMaxHeap}; a test there checks these figures against them): with no
  * {@code -Xmx} in the plugin's configuration the JVM's heap is the budget, an eighth more and 192 MiB, rounded
  * up to a MiB; the JVM outside its heap is allowed 192 MiB and a sixteenth of the heap; and fdbserver keeps
  * 1 GiB of its {@code --memory} for itself (past its {@code --memory} fdbserver kills itself, so the bridge
@@ -15,7 +15,7 @@ package org.fdbresolver.harness.sizing;
  */
 public record MemoryPlan(long budgetBytes, long heapBytes, long nonHeapBytes, long hostReserve) {
     static final long MIB = 1L << 20;
-    /** The heap beyond the budget and its eighth: working memory and the runtime's (fdbresolver.cpp). */
+    /** The heap beyond the budget and its eighth: working memory and the runtime's (the bridge's jvm_start.cpp). */
     public static final long HEAP_BASE_BYTES = 192 * MIB;
     /** HeapPlan.NON_HEAP_BASE_BYTES: metaspace, code cache, thread stacks, the collector's structures. */
     public static final long NON_HEAP_BASE_BYTES = 192 * MIB;
