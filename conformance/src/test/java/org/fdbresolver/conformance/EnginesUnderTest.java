@@ -50,6 +50,9 @@ final class EnginesUnderTest {
             new Variation("tree", Map.of("nodeBytes", "128", "readPath", "single", "writeWays", "0")),
             // Key blocks of 256 bytes: every key past 60 bytes takes the large-key path (an array of its own).
             new Variation("tree", Map.of("keyBlockBytes", "256", "nodeBytes", "256", "readBatchedFromBytes", "0")),
+            // Every batch sorted by radix passes, and every batch by comparison (the small-batch sort).
+            new Variation("tree", Map.of("directSortEndpoints", "0")),
+            new Variation("tree", Map.of("directSortEndpoints", "2147483647")),
             new Variation("tree", Map.of("threads", "2")),
             new Variation("tree", Map.of("threads", "4")),
             new Variation("tree", Map.of("threads", "1", "partitionFromWrites", "1")),

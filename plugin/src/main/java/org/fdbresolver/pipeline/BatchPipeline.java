@@ -41,7 +41,7 @@ public final class BatchPipeline {
     private final HistoryReader reader;
     /** Writes of transactions that were TOO_OLD only by the budget (null: none are kept apart). */
     private final History uncertain;
-    private final EndpointSorter sorter = new EndpointSorter();
+    private final EndpointSorter sorter;
     private final MiniConflictSet miniSet = new MiniConflictSet();
     private final MiniConflictSet uncertainSet = new MiniConflictSet();
     private boolean[] uncertainWriter = new boolean[64];
@@ -84,9 +84,23 @@ public final class BatchPipeline {
      * @param uncertain the writes of transactions made TOO_OLD by the budget (see the class comment), or null
      */
     public BatchPipeline(History history, HistoryReader reader, History uncertain) {
+        this(history, reader, uncertain, EndpointSorter.DEFAULT_DIRECT_SORT_ENDPOINTS);
+    }
+
+    /**
+     * @param directSortEndpoints batches of at most this many endpoints are sorted by comparison, larger ones by
+     *                            radix passes (0: always radix); the order and ranks are the same either way
+     */
+    public BatchPipeline(History history, HistoryReader reader, History uncertain, int directSortEndpoints) {
         this.history = history;
         this.reader = reader;
         this.uncertain = uncertain;
+        this.sorter = new EndpointSorter(directSortEndpoints);
+    }
+
+    /** The endpoint count up to which a batch is sorted by comparison (see the constructor). */
+    public static int defaultDirectSortEndpoints() {
+        return EndpointSorter.DEFAULT_DIRECT_SORT_ENDPOINTS;
     }
 
     /**

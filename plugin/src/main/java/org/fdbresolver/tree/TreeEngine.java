@@ -21,7 +21,10 @@ import org.fdbresolver.pipeline.BatchWorkers;
  * or {@code single}: one descent per read), {@code readWays} (leaf groups in flight on the batched path,
  * default 16) and {@code readTouch} ({@code true}, the default: load the cache line
  * a group needs next before yielding; {@code false}: interleave only) and {@code writeWays} (writes
- * whose leaves are loaded ahead together before they are applied, default 16; 0: none).
+ * whose leaves are loaded ahead together before they are applied, default 16; 0: none), and
+ * {@code directSortEndpoints} (batches of at most this many endpoints are sorted by comparison rather than by
+ * radix passes, default 40; 0: always radix). The other options, for more than one thread and the partitioned
+ * apply: docs/tree.md.
  */
 public final class TreeEngine implements ConflictEngine {
     public static final String NAME = "tree";
@@ -37,6 +40,7 @@ public final class TreeEngine implements ConflictEngine {
     public static final String ENDPOINTS_PER_SLICE = "endpointsPerSlice";
     public static final String PARTITION_FROM_WRITES = "partitionFromWrites";
     public static final String WRITES_PER_PARTITION = "writesPerPartition";
+    public static final String DIRECT_SORT_ENDPOINTS = "directSortEndpoints";
     /** Fewest endpoints a thread sorts at once: below twice this a batch is sorted on one thread. */
     static final int DEFAULT_ENDPOINTS_PER_SLICE = 1024;
     /** Combined writes from which a batch is applied in partitions (at any thread count; docs/tree.md). */
@@ -51,7 +55,7 @@ public final class TreeEngine implements ConflictEngine {
     public static final int DEFAULT_KEY_BLOCK_BYTES = 1 << 16;
     private static final Set<String> OPTIONS = Set.of(NODE_BYTES, KEY_BLOCK_BYTES, READ_PATH, READ_WAYS, READ_TOUCH,
             READ_BATCHED_FROM_BYTES, WRITE_WAYS, THREADS, READS_PER_SLICE, ENDPOINTS_PER_SLICE, PARTITION_FROM_WRITES,
-            WRITES_PER_PARTITION);
+            WRITES_PER_PARTITION, DIRECT_SORT_ENDPOINTS);
     /** Below this budget a large batch's writes may not fit even into an empty history: warned at open. */
     static final long SMALL_BUDGET_BYTES = 1L << 20;
     /** Most leaf groups (reads) or leaves (writes) in flight at once. */
@@ -89,6 +93,8 @@ public final class TreeEngine implements ConflictEngine {
         int endpointsPerSlice = intOption(config, ENDPOINTS_PER_SLICE, DEFAULT_ENDPOINTS_PER_SLICE);
         int partitionFromWrites = intOption(config, PARTITION_FROM_WRITES, DEFAULT_PARTITION_FROM_WRITES);
         int writesPerPartition = intOption(config, WRITES_PER_PARTITION, DEFAULT_WRITES_PER_PARTITION);
+        int directSortEndpoints = (int) wholeOption(config, DIRECT_SORT_ENDPOINTS,
+                BatchPipeline.defaultDirectSortEndpoints(), 0, Integer.MAX_VALUE);
         long budget = config.memoryBudgetBytes();
         // One heap reservation for both histories: their arrays together never take more than it.
         Reservation reservation = history(() -> new Reservation(HistoryTree.reservationLimit(budget, nodeBytes, keyBlockBytes)));
@@ -100,7 +106,7 @@ public final class TreeEngine implements ConflictEngine {
                 HistoryTree.ReadPath.SINGLE, 1, false, 0, 0));
         tree.shareBudgetWith(uncertain);
         uncertain.shareBudgetWith(tree);
-        this.pipeline = new BatchPipeline(tree, tree, uncertain);
+        this.pipeline = new BatchPipeline(tree, tree, uncertain, directSortEndpoints);
         // One pool for the engine's life, made once every option has been accepted.
         this.workers = threads > 1 ? new BatchWorkers(threads, "fdbresolver-tree") : null;
         if (workers != null) {

@@ -8,17 +8,25 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.AfterAll;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The endpoint sort against {@link Arrays#compareUnsigned} on keys that share long prefixes (so the
  * sort keys start after the batch's common prefix), are prefixes of each other, hold 0x00 and 0xFF,
- * or are empty.
+ * or are empty — by radix passes, by comparison (small batches) and the default mix of the two.
  */
 class EndpointSorterTest {
     private static final byte[] ALPHABET = {0x00, 0x01, 'a', (byte) 0x7F, (byte) 0xFF};
     private static final int SEEDS = Integer.getInteger("tree.seeds", 12) * 20;
     private static final BatchWorkers WORKERS = new BatchWorkers(3, "sorter-test");
+
+    /** Radix passes only, the default mix (comparison for small batches), comparison only: the same order. */
+    static IntStream directSortEndpoints() {
+        return IntStream.of(0, EndpointSorter.DEFAULT_DIRECT_SORT_ENDPOINTS, Integer.MAX_VALUE);
+    }
 
     @AfterAll
     static void stopWorkers() {
@@ -103,9 +111,10 @@ class EndpointSorterTest {
     }
 
     /** Keys that all begin with zeros, as 12-byte ASCII decimal keys do, and then differ in a few bits. */
-    @Test
-    void ranksFollowUnsignedByteOrderForDecimalKeys() {
-        EndpointSorter sorter = new EndpointSorter();
+    @ParameterizedTest(name = "directSortEndpoints={0}")
+    @MethodSource("directSortEndpoints")
+    void ranksFollowUnsignedByteOrderForDecimalKeys(int directSortEndpoints) {
+        EndpointSorter sorter = new EndpointSorter(directSortEndpoints);
         for (int seed = 0; seed < SEEDS; seed++) {
             SplittableRandom rnd = new SplittableRandom(seed);
             int n = 1 + rnd.nextInt(3000);
@@ -124,9 +133,10 @@ class EndpointSorterTest {
      * Keys of random bytes (all 64 bits of the sort key vary, so the radix sort runs instead of the packed
      * one), of 0–12 bytes, some repeated, some prefixes of others.
      */
-    @Test
-    void ranksFollowUnsignedByteOrderForRandomKeys() {
-        EndpointSorter sorter = new EndpointSorter();
+    @ParameterizedTest(name = "directSortEndpoints={0}")
+    @MethodSource("directSortEndpoints")
+    void ranksFollowUnsignedByteOrderForRandomKeys(int directSortEndpoints) {
+        EndpointSorter sorter = new EndpointSorter(directSortEndpoints);
         for (int seed = 0; seed < SEEDS; seed++) {
             SplittableRandom rnd = new SplittableRandom(seed);
             int n = 2 + rnd.nextInt(2000);
@@ -152,9 +162,10 @@ class EndpointSorterTest {
      * length: no equal sort keys left to order by bytes), over a small alphabet heavy in 0x00, so that
      * keys that are prefixes of each other with zeros after them are frequent.
      */
-    @Test
-    void ranksFollowUnsignedByteOrderForShortKeysAndPointEnds() {
-        EndpointSorter sorter = new EndpointSorter();
+    @ParameterizedTest(name = "directSortEndpoints={0}")
+    @MethodSource("directSortEndpoints")
+    void ranksFollowUnsignedByteOrderForShortKeysAndPointEnds(int directSortEndpoints) {
+        EndpointSorter sorter = new EndpointSorter(directSortEndpoints);
         for (int seed = 0; seed < SEEDS; seed++) {
             SplittableRandom rnd = new SplittableRandom(seed);
             int n = 2 + rnd.nextInt(rnd.nextBoolean() ? 30 : 6000);
@@ -199,9 +210,10 @@ class EndpointSorterTest {
         }
     }
 
-    @Test
-    void ranksFollowUnsignedByteOrderWithSharedPrefixes() {
-        EndpointSorter sorter = new EndpointSorter();
+    @ParameterizedTest(name = "directSortEndpoints={0}")
+    @MethodSource("directSortEndpoints")
+    void ranksFollowUnsignedByteOrderWithSharedPrefixes(int directSortEndpoints) {
+        EndpointSorter sorter = new EndpointSorter(directSortEndpoints);
         for (int seed = 0; seed < SEEDS; seed++) {
             SplittableRandom rnd = new SplittableRandom(seed);
             byte[] family = new byte[rnd.nextInt(41)];

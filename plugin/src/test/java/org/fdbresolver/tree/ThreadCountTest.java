@@ -172,7 +172,7 @@ class ThreadCountTest {
         return ((TreeEngine) cs.engine()).tree();
     }
 
-    private static void assertSameEntries(HistoryTree expected, HistoryTree actual, String where) {
+    static void assertSameEntries(HistoryTree expected, HistoryTree actual, String where) {
         var a = expected.entries();
         var b = actual.entries();
         assertEquals(a.size(), b.size(), where + ": entry count");
@@ -188,7 +188,7 @@ class ThreadCountTest {
     record Tx(long snapshot, boolean report, List<Range> reads, List<Range> writes) {
     }
 
-    private static void fill(ConflictBatch batch, List<Tx> txs) {
+    static void fill(ConflictBatch batch, List<Tx> txs) {
         batch.clear();
         for (Tx tx : txs) {
             batch.addTransaction(tx.snapshot(), tx.report());
@@ -202,7 +202,7 @@ class ThreadCountTest {
     }
 
     /** Batches over a key space large enough for trees of many levels: point, narrow, wide and empty ranges. */
-    private static final class Trace {
+    static final class Trace {
         final SplittableRandom rnd;
         final Keys keys;
         final int keyspace;

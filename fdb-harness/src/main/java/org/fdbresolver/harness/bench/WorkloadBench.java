@@ -1,5 +1,8 @@
 package org.fdbresolver.harness.bench;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
@@ -9,6 +12,7 @@ import org.fdbresolver.api.ConflictBatch;
 import org.fdbresolver.api.ConflictSetConfig;
 import org.fdbresolver.engine.ConflictEngine;
 import org.fdbresolver.engine.Engines;
+import org.fdbresolver.harness.trace.TraceReader;
 import org.fdbresolver.harness.workload.Workload;
 import org.fdbresolver.harness.workload.WorkloadParams;
 import org.fdbresolver.harness.workload.Workloads;
@@ -44,6 +48,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * java -cp "fdb-harness/target/classes:plugin/target/classes:fdb-harness/target/lib/*" org.openjdk.jmh.Main WorkloadBench -prof gc
  * java -cp ... org.openjdk.jmh.Main WorkloadBench.resolve -p readPath=batched,single -prof gc
  * java -cp ... org.openjdk.jmh.Main WorkloadBench.resolve -p workload=conflictset-range -p options=txns=5,txns=50 -p threads=1,2
+ * java -cp ... org.openjdk.jmh.Main WorkloadBench.resolve -p trace=testdata/golden/capture-txn-timeout.trace.gz -p batches=0
  * </pre>
  */
 @State(Scope.Thread)
@@ -80,6 +85,14 @@ public class WorkloadBench {
     @Param({""})
     public String engineOptions;
 
+    /**
+     * A trace file (plain or gzip) cycled instead of {@code workload}'s batches, e.g. a capture of a real
+     * Resolver's traffic ({@code testdata/golden/capture-txn-timeout.trace.gz}); empty: the workload's.
+     * {@code batches} then caps how many of its batches are cycled (0: all).
+     */
+    @Param({""})
+    public String trace;
+
     private final List<Batch> stored = new ArrayList<>();
     private long cycleSpan;
     private int next;
@@ -92,9 +105,19 @@ public class WorkloadBench {
 
     @Setup
     public void setUp() {
-        Workload w = Workloads.get(workload).create(new WorkloadParams(OptionalLong.empty(), OptionalLong.of(batches), pairs(options)));
-        for (Batch b; (b = w.nextBatch()) != null; ) {
-            stored.add(b);
+        if (trace.isEmpty()) {
+            Workload w = Workloads.get(workload).create(new WorkloadParams(OptionalLong.empty(), OptionalLong.of(batches), pairs(options)));
+            for (Batch b; (b = w.nextBatch()) != null; ) {
+                stored.add(b);
+            }
+        } else {
+            try (TraceReader reader = TraceReader.open(Path.of(trace))) {
+                for (Batch b; (batches == 0 || stored.size() < batches) && (b = reader.next()) != null; ) {
+                    stored.add(b);
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read " + trace, e);
+            }
         }
         Batch first = stored.getFirst();
         Batch last = stored.getLast();
