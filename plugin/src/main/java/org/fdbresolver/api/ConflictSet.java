@@ -155,6 +155,15 @@ public final class ConflictSet implements AutoCloseable {
         lastOldestVersion = Math.max(lastOldestVersion, version);
     }
 
+    /**
+     * Copies the last batch's time per {@link Phase} (by ordinal, as in {@link BatchFigures#phaseNanos}) into
+     * {@code into} from {@code offset}, without allocating ({@link #stats()} allocates): for a benchmark that keeps
+     * every batch's phases.
+     */
+    public void lastPhaseNanos(long[] into, int offset) {
+        System.arraycopy(lastPhaseNanos, 0, into, offset, lastPhaseNanos.length);
+    }
+
     public ConflictSetStats stats() {
         long[] phases = new long[Phase.values().length];
         engine.addPhaseNanos(phases);

@@ -19,7 +19,7 @@ import picocli.CommandLine.Parameters;
  * {@code bench TRACE [--engine NAME]}: loads the whole trace first (untimed), resolves the warm-up batches
  * untimed, then times the engine alone over the rest. Prints the same lines for every engine.
  */
-@Command(name = "bench", description = "Time one engine on a trace loaded in memory; print throughput and time per phase.")
+@Command(name = "bench", description = "Time one engine on a trace loaded in memory; print throughput, time per phase and per-batch latency.")
 final class BenchCommand extends Subcommand {
     @Parameters(paramLabel = "TRACE", description = "the trace to time (plain or gzip)")
     Path tracePath;
@@ -52,7 +52,11 @@ final class BenchCommand extends Subcommand {
                   phase-removeBefore (each 'S s (P%)' of the timed seconds; 0 for an engine without phase timers),
                   allocated-bytes-per-batch (this thread and the engine's workers, timed part), gc-count and gc-seconds (timed part),
                   history-bytes, retained-version (after the last batch),
-                  decision-hash, conflicting-keys-hash (of every batch, warm-up included)
+                  decision-hash, conflicting-keys-hash (of every batch, warm-up included),
+                  latency-p50, latency-p90, latency-p99, latency-p99.9, latency-max (of one timed batch, 'T ms'),
+                  latency-max-to-p50 (the slowest batch over the median),
+                  slowest-1, slowest-2, slowest-3, slowest-4, slowest-5 (the slowest timed batches, slowest first:
+                  index, version, time and time per phase; fewer when fewer batches were timed)
                 """;
     }
 
@@ -82,6 +86,7 @@ final class BenchCommand extends Subcommand {
         BatchResult result = new BatchResult();
         JvmCounters jvm = new JvmCounters();
         long timedNanos = 0;
+        BatchLatencies latencies = new BatchLatencies(batches - timedFrom);
         long[] phasesBefore;
         ConflictSetStats after;
         try (ConflictSet cs = EngineOptions.open(config);
@@ -99,7 +104,9 @@ final class BenchCommand extends Subcommand {
             for (int i = timedFrom; i < batches; i++) {
                 long t0 = System.nanoTime();
                 cs.detectConflicts(trace.batch(i), trace.version(i), trace.newOldestVersion(i), result);
-                timedNanos += System.nanoTime() - t0;
+                long nanos = System.nanoTime() - t0;
+                timedNanos += nanos;
+                latencies.record(i, trace.version(i), nanos, cs);
                 hasher.add(result);
                 progress.update(i + 1, i + 1, hasher.transactions());
             }
@@ -132,6 +139,7 @@ final class BenchCommand extends Subcommand {
         context.line("retained-version", after.retainedVersion());
         context.line("decision-hash", hasher.decisionHash());
         context.line("conflicting-keys-hash", hasher.conflictingKeysHash());
+        latencies.lines(context);
         return ExitCodes.OK;
     }
 }
