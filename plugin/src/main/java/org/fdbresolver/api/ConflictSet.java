@@ -171,7 +171,7 @@ public final class ConflictSet implements AutoCloseable {
                 lastCommits, lastConflicts, lastTooOldFdb, lastTooOldBudget, lastNanos, lastPhaseNanos.clone());
         return new ConflictSetStats(engine.name(), batches, transactions, engine.historyBytes(),
                 config.memoryBudgetBytes(), engine.retainedVersion(), phases, commits, conflicts, tooOldFdb, tooOldBudget,
-                engine.forgottenBatches(), last);
+                engine.forgottenBatches(), engine.fullSweepEvictions(), last);
     }
 
     /** The engine behind this conflict set, for harness code that drives engines directly. */

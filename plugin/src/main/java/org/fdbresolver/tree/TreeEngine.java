@@ -204,6 +204,11 @@ public final class TreeEngine implements ConflictEngine {
     }
 
     @Override
+    public long fullSweepEvictions() {
+        return tree.evictions() + uncertain.evictions();
+    }
+
+    @Override
     public long retainedVersion() {
         return pipeline.retainedVersion();
     }

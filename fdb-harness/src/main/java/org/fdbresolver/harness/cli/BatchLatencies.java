@@ -6,7 +6,7 @@ import org.fdbresolver.api.ConflictSet;
 import org.fdbresolver.api.Phase;
 
 /**
- * Every timed batch's latency and time per phase (issue 31: a Resolver holds every commit of the cluster while it
+ * Every timed batch's latency (wall-clock, and the resolving thread's CPU time) and time per phase (issue 31: a Resolver holds every commit of the cluster while it
  * decides one batch, so the slowest batch matters as much as the throughput). The arrays are made before timing
  * starts and filled in place: recording a batch allocates nothing. Percentiles are nearest-rank over the recorded
  * batches; the slowest batches are listed with their phases, from the conflict set's own phase timers (the figures
@@ -18,6 +18,8 @@ final class BatchLatencies {
     private static final Phase[] PHASES = Phase.values();
 
     private final long[] nanos;
+    /** The resolving thread's CPU time per batch (-1: the JVM cannot tell). */
+    private final long[] cpuNanos;
     private final long[] phaseNanos;
     private final int[] batchIndex;
     private final long[] version;
@@ -25,15 +27,20 @@ final class BatchLatencies {
 
     BatchLatencies(int batches) {
         nanos = new long[batches];
+        cpuNanos = new long[batches];
         phaseNanos = new long[batches * PHASES.length];
         batchIndex = new int[batches];
         version = new long[batches];
     }
 
-    /** Records one batch: its index in the trace, version and time, and its phases from {@code cs}. */
-    void record(int index, long batchVersion, long batchNanos, ConflictSet cs) {
+    /**
+     * Records one batch: its index in the trace, version, wall-clock time and the resolving thread's CPU time (-1:
+     * unknown), and its phases from {@code cs}.
+     */
+    void record(int index, long batchVersion, long batchNanos, long batchCpuNanos, ConflictSet cs) {
         int i = count++;
         nanos[i] = batchNanos;
+        cpuNanos[i] = batchCpuNanos;
         batchIndex[i] = index;
         version[i] = batchVersion;
         cs.lastPhaseNanos(phaseNanos, i * PHASES.length);
@@ -64,6 +71,14 @@ final class BatchLatencies {
         context.line("latency-p99.9", millis(quantileOfSorted(sorted, 0.999)));
         context.line("latency-max", millis(max));
         context.line("latency-max-to-p50", p50 <= 0 ? "n/a" : String.format(Locale.ROOT, "%.1f", (double) max / p50));
+        // The same of the resolving thread's CPU time: what the engine computed, whatever else the cores ran.
+        long[] cpu = Arrays.copyOf(cpuNanos, count);
+        Arrays.sort(cpu);
+        boolean cpuKnown = count > 0 && cpu[0] >= 0;
+        for (String q : new String[] {"p50", "p90", "p99", "p99.9", "max"}) {
+            double quantile = q.equals("max") ? 1.0 : Double.parseDouble(q.substring(1)) / 100;
+            context.line("cpu-latency-" + q, cpuKnown ? millis(quantileOfSorted(cpu, quantile)) : "n/a");
+        }
         Integer[] order = new Integer[count];
         for (int i = 0; i < count; i++) {
             order[i] = i;
@@ -79,7 +94,7 @@ final class BatchLatencies {
     private String describe(int i) {
         StringBuilder sb = new StringBuilder();
         sb.append("batch ").append(batchIndex[i]).append(" (version ").append(version[i]).append(") ")
-                .append(millis(nanos[i])).append(':');
+                .append(millis(nanos[i])).append(" (cpu ").append(cpuNanos[i] < 0 ? "n/a" : millis(cpuNanos[i])).append("):");
         for (int p = 0; p < PHASES.length; p++) {
             sb.append(p == 0 ? " " : ", ").append(PHASES[p].counterName()).append(' ')
                     .append(String.format(Locale.ROOT, "%.3f", phaseNanos[i * PHASES.length + p] / 1e6));

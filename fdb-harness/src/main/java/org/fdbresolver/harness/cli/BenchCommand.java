@@ -1,5 +1,7 @@
 package org.fdbresolver.harness.cli;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Path;
 import java.util.Locale;
 import org.fdbresolver.api.BatchResult;
@@ -55,8 +57,11 @@ final class BenchCommand extends Subcommand {
                   decision-hash, conflicting-keys-hash (of every batch, warm-up included),
                   latency-p50, latency-p90, latency-p99, latency-p99.9, latency-max (of one timed batch, 'T ms'),
                   latency-max-to-p50 (the slowest batch over the median),
+                  cpu-latency-p50, cpu-latency-p90, cpu-latency-p99, cpu-latency-p99.9, cpu-latency-max (the same of
+                  the resolving thread's CPU time per batch, without the engine's workers; 'n/a' if the JVM cannot tell),
                   slowest-1, slowest-2, slowest-3, slowest-4, slowest-5 (the slowest timed batches, slowest first:
-                  index, version, time and time per phase; fewer when fewer batches were timed)
+                  index, version, time, CPU time and time per phase; fewer when fewer batches were timed),
+                  full-sweep-evictions (times the budget swept the whole history in one batch, warm-up included)
                 """;
     }
 
@@ -87,6 +92,8 @@ final class BenchCommand extends Subcommand {
         JvmCounters jvm = new JvmCounters();
         long timedNanos = 0;
         BatchLatencies latencies = new BatchLatencies(batches - timedFrom);
+        ThreadMXBean threadCpu = ManagementFactory.getThreadMXBean();
+        boolean cpuPerBatch = threadCpu.isCurrentThreadCpuTimeSupported() && threadCpu.isThreadCpuTimeEnabled();
         long[] phasesBefore;
         ConflictSetStats after;
         try (ConflictSet cs = EngineOptions.open(config);
@@ -102,11 +109,13 @@ final class BenchCommand extends Subcommand {
             phasesBefore = cs.stats().phaseNanos();
             jvm.start();
             for (int i = timedFrom; i < batches; i++) {
+                long c0 = cpuPerBatch ? threadCpu.getCurrentThreadCpuTime() : -1;
                 long t0 = System.nanoTime();
                 cs.detectConflicts(trace.batch(i), trace.version(i), trace.newOldestVersion(i), result);
                 long nanos = System.nanoTime() - t0;
+                long cpuNanos = cpuPerBatch ? threadCpu.getCurrentThreadCpuTime() - c0 : -1;
                 timedNanos += nanos;
-                latencies.record(i, trace.version(i), nanos, cs);
+                latencies.record(i, trace.version(i), nanos, cpuNanos, cs);
                 hasher.add(result);
                 progress.update(i + 1, i + 1, hasher.transactions());
             }
@@ -140,6 +149,7 @@ final class BenchCommand extends Subcommand {
         context.line("decision-hash", hasher.decisionHash());
         context.line("conflicting-keys-hash", hasher.conflictingKeysHash());
         latencies.lines(context);
+        context.line("full-sweep-evictions", after.fullSweepEvictions());
         return ExitCodes.OK;
     }
 }

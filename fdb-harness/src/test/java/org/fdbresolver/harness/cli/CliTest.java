@@ -252,7 +252,10 @@ class CliTest {
         }
         assertTrue(Double.parseDouble(run.value("latency-max-to-p50")) >= 1.0, run.value("latency-max-to-p50"));
         String slowestLine = run.value("slowest-1");
-        assertTrue(slowestLine.matches("batch \\d+ \\(version \\d+\\) \\d+\\.\\d{3} ms: sort \\d+\\.\\d{3}, checkRead "
+        for (String q : List.of("p50", "p90", "p99", "p99.9", "max")) {
+            assertTrue(run.value("cpu-latency-" + q).matches("\\d+\\.\\d{3} ms|n/a"), run.value("cpu-latency-" + q));
+        }
+        assertTrue(slowestLine.matches("batch \\d+ \\(version \\d+\\) \\d+\\.\\d{3} ms \\(cpu (\\d+\\.\\d{3} ms|n/a)\\): sort \\d+\\.\\d{3}, checkRead "
                 + "\\d+\\.\\d{3}, checkIntraBatch \\d+\\.\\d{3}, combine \\d+\\.\\d{3}, mergeWrite \\d+\\.\\d{3}, "
                 + "removeBefore \\d+\\.\\d{3} ms"), slowestLine);
         assertTrue(Integer.parseInt(slowestLine.split(" ")[1]) >= 50, "a warm-up batch is listed: " + slowestLine);
