@@ -24,8 +24,9 @@ import org.fdbresolver.pipeline.SortedReads;
  * descents, the batch's routing, and the two read paths;</li>
  * <li>{@link BatchWriter} and {@link TreeWriter} — a batch's writes applied together, single writes
  * and splits;</li>
- * <li>{@link Reclaimer} and {@link MemoryBudget} — the sweeper, and the budget that drops the oldest
- * history when a batch does not fit; {@link VersionWindow} — the retained boundary and the version
+ * <li>{@link Reclaimer} and {@link MemoryBudget} — the sweeper (and its census of versions), and the budget
+ * that raises the retained boundary ahead of need, a share bounded by each batch, and drops the oldest history
+ * at once when a step still does not fit; {@link VersionWindow} — the retained boundary and the version
  * base;</li>
  * <li>{@link TreeInvariants} — the invariants, checked from scratch by tests.</li>
  * </ul>
