@@ -26,6 +26,8 @@ abstract class LeafCompaction {
     long[] census;
     int censusLo;
     int censusShift;
+    /** The oldest version the census counted (Integer.MAX_VALUE: none yet). */
+    int censusOldest = Integer.MAX_VALUE;
     /** Entries compaction has looked at, before compacting (the sweep's work, bounded per batch). */
     long visited;
 
@@ -50,6 +52,7 @@ abstract class LeafCompaction {
         int lo = censusLo;
         int shift = censusShift;
         int top = counts == null ? 0 : counts.length - 1;
+        int oldest = censusOldest;
         for (int j = 0; j < n; j++) {
             int v = lv[base + j];
             if (v < expiredBelow) {
@@ -71,8 +74,10 @@ abstract class LeafCompaction {
             if (counts != null && v != GAP) {
                 int d = v - lo;
                 counts[d <= 0 ? 0 : Math.min(top, d >>> shift)]++;
+                oldest = Math.min(oldest, v);
             }
         }
+        censusOldest = oldest;
         visited += n;
         known = k;
         prev = p;

@@ -230,6 +230,7 @@ final class ParentSweep implements BatchWorkers.Task {
             // The groups' census counts and work add up in any order: the pass's census is the same for any grouping.
             reclaimer.visited += gr.visited;
             if (gr.census != null) {
+                reclaimer.countedOldest(gr.censusOldest);
                 long[] into = reclaimer.counting;
                 long[] counts = gr.counts;
                 for (int i = 0; i < counts.length; i++) {

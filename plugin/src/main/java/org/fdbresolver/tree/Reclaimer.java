@@ -57,6 +57,8 @@ final class Reclaimer {
     int censusShift;
     /** The newest relative version when the census's pass began: what the census knows of. */
     int censusNewest;
+    /** The oldest relative version the census counted (Integer.MAX_VALUE: none). */
+    int censusOldest = Integer.MAX_VALUE;
     long censusEntries;
     long censusBytes;
 
@@ -88,7 +90,12 @@ final class Reclaimer {
             return;
         }
         java.util.Arrays.fill(counting, 0);
+        // From the oldest version the last pass found live (nothing older has been written since): the window
+        // newOldestVersion leaves open can be far longer than the history the budget keeps.
         int lo = Math.max(0, versions.expiredBelow);
+        if (censusValid && censusOldest != Integer.MAX_VALUE) {
+            lo = Math.max(lo, censusOldest);
+        }
         int newest = newestVersion();
         long span = newest == GAP || newest < lo ? 1 : (long) newest - lo + 1;
         int shift = 0;
@@ -102,6 +109,7 @@ final class Reclaimer {
         sweepLeaves.census = counting;
         sweepLeaves.censusLo = lo;
         sweepLeaves.censusShift = shift;
+        sweepLeaves.censusOldest = Integer.MAX_VALUE;
     }
 
     private int countingLo;
@@ -113,6 +121,12 @@ final class Reclaimer {
         c.census = countingValid ? counts : null;
         c.censusLo = countingLo;
         c.censusShift = countingShift;
+        c.censusOldest = Integer.MAX_VALUE;
+    }
+
+    /** A parent sweep's group found {@code oldest} as its oldest counted version. */
+    void countedOldest(int oldest) {
+        sweepLeaves.censusOldest = Math.min(sweepLeaves.censusOldest, oldest);
     }
 
     /** A sweep reached the last key: the pass is complete and its census, if valid, becomes the last one. */
@@ -129,6 +143,7 @@ final class Reclaimer {
         censusLo = countingLo;
         censusShift = countingShift;
         censusNewest = countingNewest;
+        censusOldest = sweepLeaves.censusOldest;
         censusEntries = entries;
         censusBytes = store.historyBytes();
         censusValid = true;

@@ -88,6 +88,14 @@ final class BatchLatencies {
         for (int k = 0; k < Math.min(SLOWEST, count); k++) {
             context.line("slowest-" + (k + 1), describe(order[k]));
         }
+        // The slowest by CPU time: on shared cores the slowest by wall-clock time are mostly batches the system
+        // descheduled; these are the engine's own slowest.
+        if (cpuKnown) {
+            Arrays.sort(order, (a, b) -> cpuNanos[a] != cpuNanos[b] ? Long.compare(cpuNanos[b], cpuNanos[a]) : Integer.compare(a, b));
+            for (int k = 0; k < Math.min(SLOWEST, count); k++) {
+                context.line("slowest-cpu-" + (k + 1), describe(order[k]));
+            }
+        }
     }
 
     /** One batch as {@code batch I (version V) T ms: sort S, checkRead R, ... ms}. */

@@ -61,6 +61,8 @@ final class BenchCommand extends Subcommand {
                   the resolving thread's CPU time per batch, without the engine's workers; 'n/a' if the JVM cannot tell),
                   slowest-1, slowest-2, slowest-3, slowest-4, slowest-5 (the slowest timed batches, slowest first:
                   index, version, time, CPU time and time per phase; fewer when fewer batches were timed),
+                  slowest-cpu-1, slowest-cpu-2, slowest-cpu-3, slowest-cpu-4, slowest-cpu-5 (the same, by the resolving
+                  thread's CPU time; none if the JVM cannot tell),
                   full-sweep-evictions (times the budget swept the whole history in one batch, warm-up included)
                 """;
     }

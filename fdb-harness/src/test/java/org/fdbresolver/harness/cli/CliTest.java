@@ -260,6 +260,11 @@ class CliTest {
                 + "removeBefore \\d+\\.\\d{3} ms"), slowestLine);
         assertTrue(Integer.parseInt(slowestLine.split(" ")[1]) >= 50, "a warm-up batch is listed: " + slowestLine);
         assertEquals(run.value("latency-max"), slowestLine.split(" ")[4] + " ms", "the slowest batch is the maximum");
+        if (!run.value("cpu-latency-max").equals("n/a")) {
+            String slowestCpu = run.value("slowest-cpu-1");
+            assertEquals(run.value("cpu-latency-max"), slowestCpu.substring(slowestCpu.indexOf("(cpu ") + 5, slowestCpu.indexOf("):")),
+                    "the slowest batch by CPU time is the CPU maximum");
+        }
         for (int k = 2; k <= BatchLatencies.SLOWEST; k++) {
             String t = run.value("slowest-" + k).split(" ")[4];
             assertTrue(Double.parseDouble(t) <= Double.parseDouble(run.value("slowest-" + (k - 1)).split(" ")[4]),
