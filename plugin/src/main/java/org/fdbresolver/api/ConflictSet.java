@@ -155,6 +155,15 @@ public final class ConflictSet implements AutoCloseable {
         lastOldestVersion = Math.max(lastOldestVersion, version);
     }
 
+    /**
+     * Copies the last batch's time per {@link Phase} (by ordinal, as in {@link BatchFigures#phaseNanos}) into
+     * {@code into} from {@code offset}, without allocating ({@link #stats()} allocates): for a benchmark that keeps
+     * every batch's phases.
+     */
+    public void lastPhaseNanos(long[] into, int offset) {
+        System.arraycopy(lastPhaseNanos, 0, into, offset, lastPhaseNanos.length);
+    }
+
     public ConflictSetStats stats() {
         long[] phases = new long[Phase.values().length];
         engine.addPhaseNanos(phases);
@@ -162,7 +171,7 @@ public final class ConflictSet implements AutoCloseable {
                 lastCommits, lastConflicts, lastTooOldFdb, lastTooOldBudget, lastNanos, lastPhaseNanos.clone());
         return new ConflictSetStats(engine.name(), batches, transactions, engine.historyBytes(),
                 config.memoryBudgetBytes(), engine.retainedVersion(), phases, commits, conflicts, tooOldFdb, tooOldBudget,
-                engine.forgottenBatches(), last);
+                engine.forgottenBatches(), engine.fullSweepEvictions(), last);
     }
 
     /** The engine behind this conflict set, for harness code that drives engines directly. */

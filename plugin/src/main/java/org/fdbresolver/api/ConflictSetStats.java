@@ -20,12 +20,15 @@ package org.fdbresolver.api;
  * @param forgottenBatches  batches whose writes did not fit the budget even with all older history dropped:
  *                          all history was forgotten (every older reader is TOO_OLD); non-zero means the
  *                          budget is too small for the workload's batches (the engine logs a warning too)
+ * @param fullSweepEvictions times the budget made room by sweeping the whole history in one batch (a pause that
+ *                          grows with the history), because what it frees ahead of need, a share bounded by each
+ *                          batch, did not keep up; zero in steady state
  * @param lastBatch         the last batch's figures
  */
 public record ConflictSetStats(String engine, long batches, long transactions, long historyBytes,
                                long memoryBudgetBytes, long retainedVersion, long[] phaseNanos,
                                long commits, long conflicts, long tooOldFdb, long tooOldBudget, long forgottenBatches,
-                               BatchFigures lastBatch) {
+                               long fullSweepEvictions, BatchFigures lastBatch) {
 
     public long phaseNanos(Phase phase) {
         return phaseNanos[phase.ordinal()];

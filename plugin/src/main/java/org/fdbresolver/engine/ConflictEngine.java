@@ -47,6 +47,15 @@ public interface ConflictEngine extends AutoCloseable {
     }
 
     /**
+     * Times the memory budget made room by sweeping the whole history in one batch (a pause proportional to the
+     * history), because what it frees ahead of need, a bounded share per batch, did not keep up: zero in steady
+     * state. Zero for engines without a budget.
+     */
+    default long fullSweepEvictions() {
+        return 0;
+    }
+
+    /**
      * The most Java heap the engine's history can take whatever the workload (its arrays, free or in use), so
      * that a host can size the heap from the budget at open; -1 when it has no bound (an engine without a
      * budget keeps all history).

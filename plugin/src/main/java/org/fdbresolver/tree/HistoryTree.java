@@ -24,8 +24,9 @@ import org.fdbresolver.pipeline.SortedReads;
  * descents, the batch's routing, and the two read paths;</li>
  * <li>{@link BatchWriter} and {@link TreeWriter} — a batch's writes applied together, single writes
  * and splits;</li>
- * <li>{@link Reclaimer} and {@link MemoryBudget} — the sweeper, and the budget that drops the oldest
- * history when a batch does not fit; {@link VersionWindow} — the retained boundary and the version
+ * <li>{@link Reclaimer} and {@link MemoryBudget} — the sweeper (and its census of versions), and the budget
+ * that raises the retained boundary ahead of need, a share bounded by each batch, and drops the oldest history
+ * at once when a step still does not fit; {@link VersionWindow} — the retained boundary and the version
  * base;</li>
  * <li>{@link TreeInvariants} — the invariants, checked from scratch by tests.</li>
  * </ul>
@@ -324,6 +325,7 @@ public final class HistoryTree implements History {
     public void prepareMerge(long now, CombinedWrites writes, long otherBytes) {
         if (versions.needsRebase(now)) {
             versions.rebase(now);
+            reclaimer.forgetCensus(); // its buckets were of the old relative versions
         }
         budget.noteKeyLength(writes.maxKeyLength());
         batchWriter.plan(writes, versions.relative(now));
@@ -349,9 +351,36 @@ public final class HistoryTree implements History {
         return budget.budgetBytes();
     }
 
-    /** Times the oldest history was dropped to make room for a batch (each a sweep of the whole tree). */
+    /**
+     * Times the oldest history was dropped at once to make room for a step that did not fit: each a sweep of the
+     * whole tree in one batch, the fallback when raising the boundary ahead of need did not keep up.
+     */
     public long evictions() {
         return budget.evictions();
+    }
+
+    /** Times the retained boundary was raised ahead of need, each freed over the batches of one sweeper's pass. */
+    public long boundaryRaises() {
+        return budget.raises();
+    }
+
+    /**
+     * Entries the sweeps of the last batch looked at (before compacting them): with raises ahead of need, at most
+     * {@code 2 × leaf capacity + 64 × merged writes} plus one leaf, unless a full sweep ({@link #evictions()}) ran.
+     */
+    public long lastBatchSweptEntries() {
+        return lastBatchSweptEntries;
+    }
+
+    private long lastBatchSweptEntries;
+    private long sweptBeforeBatch;
+
+    /**
+     * Whether the boundary is raised ahead of need (the default; docs/tree.md, "Budget"). The uncertain history
+     * turns it off: it follows the main history's boundary.
+     */
+    public void evictAhead(boolean on) {
+        budget.evictAhead(on);
     }
 
     /** Batches whose writes were applied by partitions ({@link #usePartitions}). */
@@ -375,13 +404,15 @@ public final class HistoryTree implements History {
     @Override
     public void removeBefore(long oldestVersion, int mergedRanges) {
         versions.retain(oldestVersion);
-        long work = 2L * store.leafCap + 8L * mergedRanges;
+        long work = budget.sweepWork(mergedRanges);
         // Two leaf parents' worth or more: whole parents first, at once on the threads (the same tree for any
         // count); the sweeper does the rest, or all of it.
         long rest = parentSweep == null ? -1 : parentSweep.sweep(work);
         if (rest != 0) {
             reclaimer.sweep(rest < 0 ? work : rest);
         }
+        lastBatchSweptEntries = reclaimer.visited - sweptBeforeBatch;
+        sweptBeforeBatch = reclaimer.visited;
     }
 
     @Override

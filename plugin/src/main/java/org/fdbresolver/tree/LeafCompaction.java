@@ -12,12 +12,24 @@ import static org.fdbresolver.tree.NodeStore.LEAF_HEADER_INTS;
  * {@link ParentSweep}): expired entries become gaps, an entry whose version equals its predecessor's goes, and
  * the leaf's max version is recomputed. The predecessor carries from one leaf to the next of a sweep
  * ({@link #known}, {@link #prev}). What releasing a removed entry's key reference means is the caller's: at once,
- * or logged to be applied after a phase run across threads.
+ * or logged to be applied after a phase run across threads. Compaction also counts what it looked at, and the
+ * versions it kept for the budget's census ({@link Reclaimer}).
  */
 abstract class LeafCompaction {
     /** Whether {@link #prev} holds the version of the entry before the next one compacted. */
     boolean known;
     int prev;
+    /**
+     * The census of a sweep's pass ({@link Reclaimer#census}), or null: kept entries that are not gaps, counted by
+     * version bucket {@code (v - censusLo) >>> censusShift}, the last bucket taking every newer version.
+     */
+    long[] census;
+    int censusLo;
+    int censusShift;
+    /** The oldest version the census counted (Integer.MAX_VALUE: none yet). */
+    int censusOldest = Integer.MAX_VALUE;
+    /** Entries compaction has looked at, before compacting (the sweep's work, bounded per batch). */
+    long visited;
 
     /** Releases the key reference of an entry compaction removed. */
     abstract void release(int ref);
@@ -36,6 +48,11 @@ abstract class LeafCompaction {
         int p = prev;
         int out = 0;
         int max = GAP;
+        long[] counts = census;
+        int lo = censusLo;
+        int shift = censusShift;
+        int top = counts == null ? 0 : counts.length - 1;
+        int oldest = censusOldest;
         for (int j = 0; j < n; j++) {
             int v = lv[base + j];
             if (v < expiredBelow) {
@@ -54,7 +71,14 @@ abstract class LeafCompaction {
             if (v > max) {
                 max = v;
             }
+            if (counts != null && v != GAP) {
+                int d = v - lo;
+                counts[d <= 0 ? 0 : Math.min(top, d >>> shift)]++;
+                oldest = Math.min(oldest, v);
+            }
         }
+        censusOldest = oldest;
+        visited += n;
         known = k;
         prev = p;
         hdr[h + H_COUNT] = out;

@@ -14,13 +14,25 @@ import org.fdbresolver.pipeline.History;
  * of writes into one leaf, or one write) is checked against the budget before it allocates
  * ({@link #ensureRoom}), so the history never holds more than the budget whatever the estimate said.
  *
- * <p>When there is no room, the oldest history goes: a histogram of the entries' versions picks a
- * boundary, the retained boundary rises to it (never decreases) and a full sweep turns everything older
- * into gaps and frees it; eviction aims {@code budget / 32} below what is needed, so that it is not
- * paid every batch, and stops as soon as what is needed fits. When even an empty history cannot hold a
- * step, everything is forgotten, the batch's remaining writes are not stored and the boundary rises
- * above {@code now}, so that every reader that could have conflicted with them is TOO_OLD; that is
- * counted ({@link #forgottenBatches()}) and logged, never silent.
+ * <p><b>Ahead of need, bounded per batch.</b> Once the history (with a sharing history's bytes) passes the high-water
+ * mark, {@code budget - budget / 16}, the retained boundary is raised ({@link #sweepWork}) to the version below
+ * which the last census of the sweeper ({@link Reclaimer}) puts the oldest entries worth the excess over
+ * {@code budget - budget / 8}, and a new pass of the sweeper begins at the first key, at
+ * {@value #CATCH_UP_WORK_PER_RANGE} entries per merged write, fast enough to free that share before the batches
+ * grow the history by the headroom; the next raise waits for that pass to end. So no batch does more than its
+ * own size's share of the eviction: FoundationDB's skip list bounds {@code removeBefore} the same way.
+ *
+ * <p><b>A full sweep as the fallback.</b> When a step still does not fit, the oldest history goes at once: a
+ * histogram of the entries' versions picks a boundary, the retained boundary rises to it (never decreases) and
+ * a full sweep turns everything older into gaps and frees it; eviction aims {@code budget / 32} below what is
+ * needed and stops as soon as what is needed fits. That is O(history) in one batch: counted
+ * ({@link #evictions()}); none in steady state on longtrace at 16 and 128 MiB (docs/tree.md, "Budget"). When even
+ * an empty history cannot hold a step, everything is forgotten, the batch's remaining writes are not stored and
+ * the boundary rises above {@code now}, so that every reader that could have conflicted with them is TOO_OLD;
+ * that is counted ({@link #forgottenBatches()}) and logged, never silent.
+ *
+ * <p>Every decision here depends on the history's bytes, its entries and the sweeper's passes, all the same at
+ * every thread count: so is what the budget forgets.
  */
 final class MemoryBudget {
     private static final System.Logger LOG = System.getLogger(MemoryBudget.class.getName());
@@ -40,6 +52,19 @@ final class MemoryBudget {
     private long evictions;
     private long forgottenBatches;
 
+    /** The history above {@code budget - budget / HEADROOM_PARTS} raises the boundary ahead of need. */
+    static final int HEADROOM_PARTS = 16;
+    /** Entries the sweeper visits per merged write while it catches up after a raise (normally 8). */
+    static final long CATCH_UP_WORK_PER_RANGE = 64;
+    /** Whether the boundary is raised ahead of need (false: only when a step does not fit, the uncertain history). */
+    private boolean evictAhead = true;
+    /** Raises ahead of need so far. */
+    private long raises;
+    /** Whether the pass begun by the last raise is under way (the sweeper goes faster, no other raise). */
+    private boolean catchingUp;
+    /** The sweeper's completed passes when the boundary was last raised ahead. */
+    private long passesAtRaise;
+
     MemoryBudget(NodeStore store, KeyLayout layout, VersionWindow versions, Reclaimer reclaimer, long budget) {
         this.store = store;
         this.layout = layout;
@@ -57,9 +82,74 @@ final class MemoryBudget {
         return dropBatchWrites;
     }
 
-    /** Times the oldest history was dropped to make room (each a sweep of the whole tree). */
+    /**
+     * Times the oldest history was dropped at once to make room for a step that did not fit (each a sweep of the
+     * whole tree, the fallback when the raises ahead of need did not keep up).
+     */
     long evictions() {
         return evictions;
+    }
+
+    /** Times the retained boundary was raised ahead of need (each freed over the batches of one sweeper's pass). */
+    long raises() {
+        return raises;
+    }
+
+    /** Raising the boundary ahead of need on (the default) or off (then only a step that does not fit evicts). */
+    void evictAhead(boolean on) {
+        evictAhead = on;
+    }
+
+    /**
+     * After a batch's merge, before its sweep: the entries the sweep may visit, given the batch's
+     * {@code mergedRanges}. Raises the retained boundary ahead of need when the history is past the high-water
+     * mark and no earlier raise is still being swept, and then sweeps faster until the pass that raise began ends.
+     * Work bounded by the batch: the boundary comes from the last census, never from a look at the tree.
+     */
+    long sweepWork(int mergedRanges) {
+        long work = 2L * store.leafCap + 8L * mergedRanges;
+        if (!evictAhead) {
+            return work;
+        }
+        if (catchingUp && reclaimer.passes > passesAtRaise) {
+            catchingUp = false;
+        }
+        long total = budget - budgetNow() + store.historyBytes();
+        if (!catchingUp && total > budget - budget / HEADROOM_PARTS && raiseAhead(total)) {
+            catchingUp = true;
+            passesAtRaise = reclaimer.passes;
+        }
+        return catchingUp ? Math.max(work, 2L * store.leafCap + CATCH_UP_WORK_PER_RANGE * mergedRanges) : work;
+    }
+
+    /**
+     * Raises the retained boundary so that about {@code total - (budget - 2 × budget / HEADROOM_PARTS)} bytes
+     * become reclaimable: the last census's oldest entries, as many as those bytes hold at its bytes per entry;
+     * restarts the sweeper at the first key. False when there is no census to go by, or nothing to raise.
+     */
+    private boolean raiseAhead(long total) {
+        Reclaimer r = reclaimer;
+        if (!r.censusValid || r.censusEntries == 0 || r.censusBytes <= 0) {
+            return false;
+        }
+        long excess = total - (budget - 2 * (budget / HEADROOM_PARTS));
+        long entries = (long) Math.ceil((double) excess * r.censusEntries / r.censusBytes);
+        long[] counts = r.census;
+        long acc = 0;
+        int bucket = 0;
+        while (bucket < counts.length && acc < entries) {
+            acc += counts[bucket++];
+        }
+        // Versions below the last bucket taken; never past what the census knew of.
+        long rel = Math.min((long) r.censusLo + ((long) bucket << r.censusShift), (long) r.censusNewest + 1);
+        long boundary = versions.base + rel;
+        if (boundary <= versions.retained) {
+            return false;
+        }
+        versions.retain(boundary);
+        reclaimer.resetCursor();
+        raises++;
+        return true;
     }
 
     /** Batches whose writes did not fit even into an empty history: all history was forgotten. */
@@ -248,5 +338,7 @@ final class MemoryBudget {
         store.clear();
         layout.reset();
         reclaimer.resetCursor();
+        reclaimer.forgetCensus();
+        catchingUp = false;
     }
 }

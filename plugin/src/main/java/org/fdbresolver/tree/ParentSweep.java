@@ -14,7 +14,7 @@ import org.fdbresolver.pipeline.BatchWorkers;
  * A batch's share of the sweep starts with the whole parents after the cursor whose leaves fit into the work (the
  * sweeper's measure: entries plus one per leaf); when that is at least two parents, they are cut into groups that
  * threads sweep at once, and the sweeper goes on from the next parent with the work left (counted as it counts:
- * after compaction), so the pace is the sweeper's. Within a parent the sweep is the sweeper's own: expired entries become gaps, an entry with its
+ * before compaction, as the parents were collected), so the pace is the sweeper's. Within a parent the sweep is the sweeper's own: expired entries become gaps, an entry with its
  * predecessor's version goes, an empty leaf goes, a leaf that fits into its left sibling is merged into it. Only
  * the parent's own slots change; what crosses parents is taken before (the version of the last entry before each
  * parent, which compaction never changes) or done after, in key order, by one thread: unlinking and freeing the
@@ -55,7 +55,7 @@ final class ParentSweep implements BatchWorkers.Task {
 
     /**
      * Sweeps the whole parents from the cursor that fit into {@code work} (the sweeper's measure: entries plus one
-     * per leaf, before compaction) and returns the work left, counted as the sweeper counts (after compaction),
+     * per leaf, before compaction) and returns the work left, counted as the sweeper counts (before compaction),
      * for the sweeper to go on with from the new cursor; or -1, having changed nothing, when that is fewer than two
      * parents or the tree has no level above the parents (the sweeper then does it all).
      */
@@ -70,6 +70,7 @@ final class ParentSweep implements BatchWorkers.Task {
         if (parents < 2) {
             return -1;
         }
+        reclaimer.beginPassIfAtStart();
         for (int i = 0; i < parents; i++) {
             int first = s.child(parent[i], 0);
             int v = GAP;
@@ -113,6 +114,7 @@ final class ParentSweep implements BatchWorkers.Task {
     public void run(int g) {
         Group gr = group[g];
         gr.reset();
+        reclaimer.countInto(gr, gr.counts);
         int from = (int) ((long) parents * g / groups);
         int to = (int) ((long) parents * (g + 1) / groups);
         // Every group starts from the version in force before its first parent, taken before the sweep (the same
@@ -225,6 +227,17 @@ final class ParentSweep implements BatchWorkers.Task {
             for (int i = 0; i < gr.releases; i++) {
                 s.releaseRef(gr.released[i]);
             }
+            // The groups' census counts and work add up in any order: the pass's census is the same for any grouping.
+            reclaimer.visited += gr.visited;
+            if (gr.census != null) {
+                reclaimer.countedOldest(gr.censusOldest);
+                long[] into = reclaimer.counting;
+                long[] counts = gr.counts;
+                for (int i = 0; i < counts.length; i++) {
+                    into[i] += counts[i];
+                }
+                Arrays.fill(counts, 0);
+            }
         }
         // The cursor: the first key after the parents swept (none: the next sweep starts from the first key).
         reclaimer.resetCursor();
@@ -236,6 +249,8 @@ final class ParentSweep implements BatchWorkers.Task {
                     break;
                 }
             }
+        } else {
+            reclaimer.endPass();
         }
         // Level by level: each node of the level below that the sweep touched, in its parent, in key order.
         int height = s.height;
@@ -318,17 +333,20 @@ final class ParentSweep implements BatchWorkers.Task {
 
     /** One group's sweep of its parents and what it leaves for {@link #finish}. */
     private final class Group extends LeafCompaction {
-        /** The sweeper's measure of what this group swept: entries left after compaction, plus one per leaf. */
+        /** The sweeper's measure of what this group swept: entries before compaction, plus one per leaf. */
         long work;
         int gone;
         int[] goneLeaf = new int[16];
         int releases;
         int[] released = new int[64];
+        /** This group's census counts, added to the pass's after the sweep. */
+        final long[] counts = new long[Reclaimer.CENSUS_BUCKETS];
 
         void reset() {
             work = 0;
             gone = 0;
             releases = 0;
+            visited = 0;
         }
 
         /** The sweeper's work on one parent's leaves (see {@link Reclaimer}), changing only the parent's slots. */
@@ -340,8 +358,8 @@ final class ParentSweep implements BatchWorkers.Task {
             int i = 0;
             while (i < s.iCount[c][h & CHUNK_MASK]) {
                 int child = s.iChild[c][base + i];
+                work += s.leafCount(child) + 1;
                 int n = compactLeaf(child);
-                work += n + 1;
                 s.iMax[c][base + i] = s.leafMax(child);
                 if (n == 0) {
                     leafGone(child);

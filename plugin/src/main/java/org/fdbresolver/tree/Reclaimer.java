@@ -9,10 +9,19 @@ import static org.fdbresolver.tree.NodeStore.GAP;
  * (version below the oldest checkable version) become gaps, entries equal to their predecessor go,
  * empty leaves are unlinked, small neighbours merged (leaves and inner nodes that fit into their left
  * sibling at most 3/4 full together), and a root with one child is collapsed. Each batch sweeps about
- * {@code 2 × leaf capacity + 8 × merged writes} entries, so a full pass is faster than the tree grows;
- * the budget ({@link MemoryBudget}) sweeps everything at once after raising the boundary.
+ * {@code 2 × leaf capacity + 8 × merged writes} entries (as found, before compaction), so a full pass is faster
+ * than the tree grows; while the budget catches up after raising the boundary ahead of need, faster
+ * ({@link MemoryBudget#sweepWork}).
+ *
+ * <p><b>Census.</b> A pass (from the first key to the last, over as many batches as it takes) counts the entries
+ * it keeps by version, in {@value #CENSUS_BUCKETS} buckets over the versions live when the pass began; a pass
+ * that completes publishes its counts, with the history's bytes then. The budget picks a boundary from the last
+ * census without looking at the tree: its work per batch is bounded by the batch, not the history.
  */
 final class Reclaimer {
+    /** Buckets of a census: a boundary picked from it is one of 256 steps over the live versions. */
+    static final int CENSUS_BUCKETS = 256;
+
     private final NodeStore store;
     private final KeyLayout layout;
     private final TreeSearch search;
@@ -33,6 +42,26 @@ final class Reclaimer {
         }
     };
 
+    // ---- passes and their census ----
+    /** Passes completed (a sweep reached the last key of a pass that began at the first). */
+    long passes;
+    /** Entries looked at by every sweep so far (before compaction; the groups of a parent sweep included). */
+    long visited;
+    /** The census of the pass under way (valid when {@link #countingValid}). */
+    final long[] counting = new long[CENSUS_BUCKETS];
+    private boolean countingValid;
+    /** The census of the last completed pass: counts, bucket origin and width (relative versions), entries, bytes. */
+    final long[] census = new long[CENSUS_BUCKETS];
+    boolean censusValid;
+    int censusLo;
+    int censusShift;
+    /** The newest relative version when the census's pass began: what the census knows of. */
+    int censusNewest;
+    /** The oldest relative version the census counted (Integer.MAX_VALUE: none). */
+    int censusOldest = Integer.MAX_VALUE;
+    long censusEntries;
+    long censusBytes;
+
     Reclaimer(NodeStore store, KeyLayout layout, TreeSearch search, VersionWindow versions) {
         this.store = store;
         this.layout = layout;
@@ -40,14 +69,99 @@ final class Reclaimer {
         this.versions = versions;
     }
 
-    /** The next sweep starts from the first key. */
+    /** The next sweep starts from the first key (and a new pass, whose census starts afresh). */
     void resetCursor() {
         cursorLen = -1;
+    }
+
+    /** Forgets every census: the versions they counted no longer mean the same (a rebase) or the tree went. */
+    void forgetCensus() {
+        countingValid = false;
+        censusValid = false;
+        sweepLeaves.census = null;
+    }
+
+    /**
+     * Before a sweep: when it starts from the first key, a pass begins and its census is set up over the versions
+     * live now (from the oldest unexpired to the newest in the tree).
+     */
+    void beginPassIfAtStart() {
+        if (cursorLen >= 0) {
+            return;
+        }
+        java.util.Arrays.fill(counting, 0);
+        // From the oldest version the last pass found live (nothing older has been written since): the window
+        // newOldestVersion leaves open can be far longer than the history the budget keeps.
+        int lo = Math.max(0, versions.expiredBelow);
+        if (censusValid && censusOldest != Integer.MAX_VALUE) {
+            lo = Math.max(lo, censusOldest);
+        }
+        int newest = newestVersion();
+        long span = newest == GAP || newest < lo ? 1 : (long) newest - lo + 1;
+        int shift = 0;
+        while ((span - 1) >>> shift >= CENSUS_BUCKETS) {
+            shift++;
+        }
+        countingValid = true;
+        countingLo = lo;
+        countingShift = shift;
+        countingNewest = newest;
+        sweepLeaves.census = counting;
+        sweepLeaves.censusLo = lo;
+        sweepLeaves.censusShift = shift;
+        sweepLeaves.censusOldest = Integer.MAX_VALUE;
+    }
+
+    private int countingLo;
+    private int countingShift;
+    private int countingNewest;
+
+    /** The census parameters of the pass under way onto {@code c} (a parent sweep's group); none: null. */
+    void countInto(LeafCompaction c, long[] counts) {
+        c.census = countingValid ? counts : null;
+        c.censusLo = countingLo;
+        c.censusShift = countingShift;
+        c.censusOldest = Integer.MAX_VALUE;
+    }
+
+    /** A parent sweep's group found {@code oldest} as its oldest counted version. */
+    void countedOldest(int oldest) {
+        sweepLeaves.censusOldest = Math.min(sweepLeaves.censusOldest, oldest);
+    }
+
+    /** A sweep reached the last key: the pass is complete and its census, if valid, becomes the last one. */
+    void endPass() {
+        passes++;
+        if (!countingValid) {
+            return;
+        }
+        long entries = 0;
+        for (int i = 0; i < CENSUS_BUCKETS; i++) {
+            census[i] = counting[i];
+            entries += counting[i];
+        }
+        censusLo = countingLo;
+        censusShift = countingShift;
+        censusNewest = countingNewest;
+        censusOldest = sweepLeaves.censusOldest;
+        censusEntries = entries;
+        censusBytes = store.historyBytes();
+        censusValid = true;
+        countingValid = false;
+        sweepLeaves.census = null;
+    }
+
+    /** The newest relative version in the tree (GAP when it holds none). */
+    int newestVersion() {
+        NodeStore s = store;
+        return s.height == 0 ? s.leafMax(s.root) : s.maxOfInner(s.root);
     }
 
     /** Sweeps about {@code work} entries from the cursor on, wrapping to the start after the last leaf. */
     void sweep(long work) {
         NodeStore s = store;
+        beginPassIfAtStart();
+        long visitedBefore = sweepLeaves.visited;
         sweepWork = work;
         sweepStopped = false;
         boolean seek = cursorLen >= 0;
@@ -56,6 +170,8 @@ final class Reclaimer {
         if (s.height == 0) {
             compactLeaf(s.root);
             cursorLen = -1;
+            visited += sweepLeaves.visited - visitedBefore;
+            endPass();
             return;
         }
         if (seek) {
@@ -63,8 +179,10 @@ final class Reclaimer {
             cursorPrefix = layout.inlineOf(cursorKey, 0, cursorLen);
         }
         sweepInner(s.root, s.height, seek);
+        visited += sweepLeaves.visited - visitedBefore;
         if (!sweepStopped) {
             cursorLen = -1;
+            endPass();
         }
         collapseRoot();
     }
@@ -84,8 +202,9 @@ final class Reclaimer {
             }
             int child = s.iChild[c][base + i];
             if (level == 1) {
+                // Work is what the leaf held before compaction: a leaf of expired entries costs its entries too.
+                sweepWork -= s.leafCount(child) + 1;
                 int n = compactLeaf(child);
-                sweepWork -= n + 1;
                 s.iMax[c][base + i] = s.leafMax(child);
                 if (n == 0) {
                     s.unlinkLeaf(child);

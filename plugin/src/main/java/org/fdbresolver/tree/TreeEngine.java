@@ -106,6 +106,8 @@ public final class TreeEngine implements ConflictEngine {
                 HistoryTree.ReadPath.SINGLE, 1, false, 0, 0));
         tree.shareBudgetWith(uncertain);
         uncertain.shareBudgetWith(tree);
+        // The main history raises the boundary ahead of need for both (the uncertain writes expire below it).
+        uncertain.evictAhead(false);
         this.pipeline = new BatchPipeline(tree, tree, uncertain, directSortEndpoints);
         // One pool for the engine's life, made once every option has been accepted.
         this.workers = threads > 1 ? new BatchWorkers(threads, "fdbresolver-tree") : null;
@@ -201,6 +203,11 @@ public final class TreeEngine implements ConflictEngine {
     @Override
     public long forgottenBatches() {
         return tree.forgottenBatches() + uncertain.forgottenBatches();
+    }
+
+    @Override
+    public long fullSweepEvictions() {
+        return tree.evictions() + uncertain.evictions();
     }
 
     @Override

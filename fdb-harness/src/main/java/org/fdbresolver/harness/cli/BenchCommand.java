@@ -1,5 +1,7 @@
 package org.fdbresolver.harness.cli;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Path;
 import java.util.Locale;
 import org.fdbresolver.api.BatchResult;
@@ -19,7 +21,7 @@ import picocli.CommandLine.Parameters;
  * {@code bench TRACE [--engine NAME]}: loads the whole trace first (untimed), resolves the warm-up batches
  * untimed, then times the engine alone over the rest. Prints the same lines for every engine.
  */
-@Command(name = "bench", description = "Time one engine on a trace loaded in memory; print throughput and time per phase.")
+@Command(name = "bench", description = "Time one engine on a trace loaded in memory; print throughput, time per phase and per-batch latency.")
 final class BenchCommand extends Subcommand {
     @Parameters(paramLabel = "TRACE", description = "the trace to time (plain or gzip)")
     Path tracePath;
@@ -52,7 +54,16 @@ final class BenchCommand extends Subcommand {
                   phase-removeBefore (each 'S s (P%)' of the timed seconds; 0 for an engine without phase timers),
                   allocated-bytes-per-batch (this thread and the engine's workers, timed part), gc-count and gc-seconds (timed part),
                   history-bytes, retained-version (after the last batch),
-                  decision-hash, conflicting-keys-hash (of every batch, warm-up included)
+                  decision-hash, conflicting-keys-hash (of every batch, warm-up included),
+                  latency-p50, latency-p90, latency-p99, latency-p99.9, latency-max (of one timed batch, 'T ms'),
+                  latency-max-to-p50 (the slowest batch over the median),
+                  cpu-latency-p50, cpu-latency-p90, cpu-latency-p99, cpu-latency-p99.9, cpu-latency-max (the same of
+                  the resolving thread's CPU time per batch, without the engine's workers; 'n/a' if the JVM cannot tell),
+                  slowest-1, slowest-2, slowest-3, slowest-4, slowest-5 (the slowest timed batches, slowest first:
+                  index, version, time, CPU time and time per phase; fewer when fewer batches were timed),
+                  slowest-cpu-1, slowest-cpu-2, slowest-cpu-3, slowest-cpu-4, slowest-cpu-5 (the same, by the resolving
+                  thread's CPU time; none if the JVM cannot tell),
+                  full-sweep-evictions (times the budget swept the whole history in one batch, warm-up included)
                 """;
     }
 
@@ -82,6 +93,9 @@ final class BenchCommand extends Subcommand {
         BatchResult result = new BatchResult();
         JvmCounters jvm = new JvmCounters();
         long timedNanos = 0;
+        BatchLatencies latencies = new BatchLatencies(batches - timedFrom);
+        ThreadMXBean threadCpu = ManagementFactory.getThreadMXBean();
+        boolean cpuPerBatch = threadCpu.isCurrentThreadCpuTimeSupported() && threadCpu.isThreadCpuTimeEnabled();
         long[] phasesBefore;
         ConflictSetStats after;
         try (ConflictSet cs = EngineOptions.open(config);
@@ -97,9 +111,13 @@ final class BenchCommand extends Subcommand {
             phasesBefore = cs.stats().phaseNanos();
             jvm.start();
             for (int i = timedFrom; i < batches; i++) {
+                long c0 = cpuPerBatch ? threadCpu.getCurrentThreadCpuTime() : -1;
                 long t0 = System.nanoTime();
                 cs.detectConflicts(trace.batch(i), trace.version(i), trace.newOldestVersion(i), result);
-                timedNanos += System.nanoTime() - t0;
+                long nanos = System.nanoTime() - t0;
+                long cpuNanos = cpuPerBatch ? threadCpu.getCurrentThreadCpuTime() - c0 : -1;
+                timedNanos += nanos;
+                latencies.record(i, trace.version(i), nanos, cpuNanos, cs);
                 hasher.add(result);
                 progress.update(i + 1, i + 1, hasher.transactions());
             }
@@ -132,6 +150,8 @@ final class BenchCommand extends Subcommand {
         context.line("retained-version", after.retainedVersion());
         context.line("decision-hash", hasher.decisionHash());
         context.line("conflicting-keys-hash", hasher.conflictingKeysHash());
+        latencies.lines(context);
+        context.line("full-sweep-evictions", after.fullSweepEvictions());
         return ExitCodes.OK;
     }
 }

@@ -241,6 +241,35 @@ class CliTest {
         assertTrue(Long.parseLong(run.value("history-bytes")) >= 0);
         Long.parseLong(run.value("retained-version"));
         Long.parseLong(run.value("transactions/sec"));
+        // Per-batch latency: quantiles in order, the slowest batches slowest first, each with its phases.
+        double previous = 0;
+        for (String q : List.of("p50", "p90", "p99", "p99.9", "max")) {
+            String v = run.value("latency-" + q);
+            assertTrue(v.matches("\\d+\\.\\d{3} ms"), "latency-" + q + ": " + v);
+            double ms = Double.parseDouble(v.substring(0, v.length() - 3));
+            assertTrue(ms >= previous, "latency-" + q + " below the quantile before it: " + v);
+            previous = ms;
+        }
+        assertTrue(Double.parseDouble(run.value("latency-max-to-p50")) >= 1.0, run.value("latency-max-to-p50"));
+        String slowestLine = run.value("slowest-1");
+        for (String q : List.of("p50", "p90", "p99", "p99.9", "max")) {
+            assertTrue(run.value("cpu-latency-" + q).matches("\\d+\\.\\d{3} ms|n/a"), run.value("cpu-latency-" + q));
+        }
+        assertTrue(slowestLine.matches("batch \\d+ \\(version \\d+\\) \\d+\\.\\d{3} ms \\(cpu (\\d+\\.\\d{3} ms|n/a)\\): sort \\d+\\.\\d{3}, checkRead "
+                + "\\d+\\.\\d{3}, checkIntraBatch \\d+\\.\\d{3}, combine \\d+\\.\\d{3}, mergeWrite \\d+\\.\\d{3}, "
+                + "removeBefore \\d+\\.\\d{3} ms"), slowestLine);
+        assertTrue(Integer.parseInt(slowestLine.split(" ")[1]) >= 50, "a warm-up batch is listed: " + slowestLine);
+        assertEquals(run.value("latency-max"), slowestLine.split(" ")[4] + " ms", "the slowest batch is the maximum");
+        if (!run.value("cpu-latency-max").equals("n/a")) {
+            String slowestCpu = run.value("slowest-cpu-1");
+            assertEquals(run.value("cpu-latency-max"), slowestCpu.substring(slowestCpu.indexOf("(cpu ") + 5, slowestCpu.indexOf("):")),
+                    "the slowest batch by CPU time is the CPU maximum");
+        }
+        for (int k = 2; k <= BatchLatencies.SLOWEST; k++) {
+            String t = run.value("slowest-" + k).split(" ")[4];
+            assertTrue(Double.parseDouble(t) <= Double.parseDouble(run.value("slowest-" + (k - 1)).split(" ")[4]),
+                    "slowest-" + k + " is slower than slowest-" + (k - 1));
+        }
     }
 
     @Test
