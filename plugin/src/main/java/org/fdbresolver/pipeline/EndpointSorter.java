@@ -729,6 +729,13 @@ final class EndpointSorter {
         if (la <= from || lb <= from) {
             return Integer.compare(la, lb);
         }
+        if (la - from <= 8 && lb - from <= 8) {
+            // Tails of at most 8 bytes (a 16-byte key past an 8-byte sort key; k and k\0 of a point range): two
+            // loads settle it, where Arrays.compareUnsigned sets up a vectorized mismatch.
+            long ta = Keys.orderedPrefix(keys, offset[a] + from, la - from);
+            long tb = Keys.orderedPrefix(keys, offset[b] + from, lb - from);
+            return ta != tb ? (ta < tb ? -1 : 1) : Integer.compare(la, lb);
+        }
         return Arrays.compareUnsigned(keys, offset[a] + from, offset[a] + la, keys, offset[b] + from, offset[b] + lb);
     }
 
