@@ -83,10 +83,12 @@ class BoundedEvictionTest {
             }
             assertTrue(tree.boundaryRaises() > 2, "the budget was raised ahead of need only " + tree.boundaryRaises() + " times");
             assertTrue(leastHistory >= 0.85 * BUDGET, "once the budget bound, history fell to " + leastHistory + " bytes");
-            System.out.println((ascending ? "ascending" : "uniform") + " keys: " + tree.boundaryRaises() + " raises ahead of need, "
-                    + fullBatches + " batches after the first, least history " + leastHistory + " bytes ("
-                    + Math.round(1000.0 * leastHistory / BUDGET) / 10.0 + " % of the budget), most entries swept per write "
-                    + worst);
+            if (Boolean.getBoolean("tree.verbose")) {
+                System.out.println((ascending ? "ascending" : "uniform") + " keys: " + tree.boundaryRaises() + " raises ahead of need, "
+                        + fullBatches + " batches after the first, least history " + leastHistory + " bytes ("
+                        + Math.round(1000.0 * leastHistory / BUDGET) / 10.0 + " % of the budget), most entries swept per write "
+                        + worst);
+            }
             tree.checkInvariants();
         }
     }

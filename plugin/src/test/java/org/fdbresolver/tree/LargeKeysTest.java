@@ -165,10 +165,12 @@ class LargeKeysTest {
                             "seed " + seed + ": at most " + peakLate + " history bytes in the last third");
                 }
             }
-            System.out.println("seed " + seed + " " + config.options() + ": longest key " + longestKey + ", "
-                    + extraTooOld + " extra TOO_OLD, history " + cs.engine().historyBytes() + ", reserved "
-                    + (tree.reservedBytes() + engine.uncertainTree().reservedBytes()) + " of " + tree.reservationLimit()
-                    + (budgeted ? ", peak history in the last third " + peakLate : ""));
+            if (Boolean.getBoolean("tree.verbose")) {
+                System.out.println("seed " + seed + " " + config.options() + ": longest key " + longestKey + ", "
+                        + extraTooOld + " extra TOO_OLD, history " + cs.engine().historyBytes() + ", reserved "
+                        + (tree.reservedBytes() + engine.uncertainTree().reservedBytes()) + " of " + tree.reservationLimit()
+                        + (budgeted ? ", peak history in the last third " + peakLate : ""));
+            }
         }
     }
 

@@ -97,8 +97,10 @@ class TreeBudgetTest {
             }
             assertTrue(lastRetained > now / 4, "seed " + seed + ": the budget never bit (retained " + lastRetained + ")");
             assertTrue(extraTooOld > 0 && commits > batches, "seed " + seed + ": too old " + extraTooOld + ", commits " + commits);
-            System.out.println("seed " + seed + ": " + extraTooOld + " extra TOO_OLD, " + extraAboveBoundary
-                    + " of them above the boundary (readers of uncertain writes), " + commits + " commits");
+            if (Boolean.getBoolean("tree.verbose")) {
+                System.out.println("seed " + seed + ": " + extraTooOld + " extra TOO_OLD, " + extraAboveBoundary
+                        + " of them above the boundary (readers of uncertain writes), " + commits + " commits");
+            }
         }
     }
 
@@ -211,9 +213,11 @@ class TreeBudgetTest {
                 assertTrue(cs.engine().historyBytes() <= budget, "batch " + b + ": over the budget");
                 tree.checkInvariants();
             }
-            System.out.println("key-length switch: key bytes " + tree.keyBytesInUse() + ", retained " + cs.engine().retainedVersion()
-                    + ", main retained " + tree.retainedVersion() + ", uncertain bytes " + ((TreeEngine) cs.engine()).uncertainTree().historyBytes()
-                    + ", commits " + commits);
+            if (Boolean.getBoolean("tree.verbose")) {
+                System.out.println("key-length switch: key bytes " + tree.keyBytesInUse() + ", retained " + cs.engine().retainedVersion()
+                        + ", main retained " + tree.retainedVersion() + ", uncertain bytes " + ((TreeEngine) cs.engine()).uncertainTree().historyBytes()
+                        + ", commits " + commits);
+            }
             assertTrue(tree.keyBytesInUse() > 0 && tree.retainedVersion() > 300);
         }
     }
