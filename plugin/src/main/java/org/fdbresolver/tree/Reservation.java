@@ -33,7 +33,9 @@ final class Reservation {
     static long limitFor(long budgetBytes, int nodeBytes, int keyBlockBytes) {
         long granules = 4L * (NodeStore.CHUNK_NODES * (long) nodeBytes + 5 * ARRAY_HEADER_BYTES)
                 + 4L * (keyBlockBytes + ARRAY_HEADER_BYTES);
-        return budgetBytes + budgetBytes / 16 + granules;
+        long limit = budgetBytes + budgetBytes / 16 + granules;
+        // A budget near Long.MAX_VALUE (no bound at all) must not wrap around into a negative limit.
+        return limit < budgetBytes ? Long.MAX_VALUE : limit;
     }
 
     long limit() {

@@ -45,4 +45,18 @@ class ConflictBatchTest {
         assertEquals(1, empty.readCount());
         assertArrayEquals(key("y"), empty.readEndKey(0));
     }
+
+    /** A budget with no practical bound (up to Long.MAX_VALUE) opens and decides: its heap reservation saturates. */
+    @Test
+    void budgetNearLongMaxOpensAndDecides() {
+        for (long budget : new long[] {Long.MAX_VALUE, Long.MAX_VALUE - 1, 1L << 62}) {
+            try (ConflictSet cs = ConflictSet.open(ConflictSetConfig.builder().engine("tree").memoryBudgetBytes(budget).build())) {
+                ConflictBatch batch = cs.newBatch();
+                batch.addTransaction(0, false);
+                batch.addRead(key("a"), key("b"));
+                batch.addWrite(key("a"), key("b"));
+                assertEquals(Decision.COMMIT, batch.detectConflicts(1, 0).decision(0), "budget " + budget);
+            }
+        }
+    }
 }
