@@ -100,8 +100,9 @@ class FdbSkipListComparatorTest {
         FdbBuildLocation where = FdbBuildLocation.ask(repo);
         assertFalse(where.built());
         assertEquals(underWay, where.whyNotBuilt());
-        assertEquals("FoundationDB's skip list is not built: " + underWay + "; or set FDBRESOLVER_FDB_SKIPLIST=PATH to a "
-                + "built comparator", FdbSkipListComparator.find(null, repo).whyNot());
+        assertEquals("FoundationDB's skip list is not built: " + underWay + "; or build the standalone comparator from"
+                + " FoundationDB's ConflictSet.cpp alone in about a minute: scripts/build-skiplist; or set"
+                + " FDBRESOLVER_FDB_SKIPLIST=PATH to a built comparator", FdbSkipListComparator.find(null, repo).whyNot());
 
         Path silent = repository(dir.resolve("silent"), "#!/bin/sh\necho \"fdbserver: /cache/build/bin/fdbserver\"\nexit 3\n");
         assertEquals("FoundationDB is not built (scripts/build-fdb --where exited 3; fdbserver would be "
