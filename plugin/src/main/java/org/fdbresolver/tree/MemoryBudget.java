@@ -107,7 +107,11 @@ final class MemoryBudget {
      * Work bounded by the batch: the boundary comes from the last census, never from a look at the tree.
      */
     long sweepWork(int mergedRanges) {
-        long work = 2L * store.leafCap + 8L * mergedRanges;
+        // A batch adds at most 2 entries per merged write: 8 per write keep the sweep four times ahead of growth.
+        // The fixed part is a quarter leaf, at least 16 (it was two leaves, 254 entries, whatever the batch: a tenth
+        // of a small batch's time), enough to move on past read-only batches; catching up after a raise keeps two
+        // leaves.
+        long work = Math.max(16, store.leafCap / 4) + 8L * mergedRanges;
         if (!evictAhead) {
             return work;
         }

@@ -9,7 +9,7 @@ import static org.fdbresolver.tree.NodeStore.GAP;
  * (version below the oldest checkable version) become gaps, entries equal to their predecessor go,
  * empty leaves are unlinked, small neighbours merged (leaves and inner nodes that fit into their left
  * sibling at most 3/4 full together), and a root with one child is collapsed. Each batch sweeps about
- * {@code 2 × leaf capacity + 8 × merged writes} entries (as found, before compaction), so a full pass is faster
+ * {@code max(16, leaf capacity / 4) + 8 × merged writes} entries (as found, before compaction), so a full pass is faster
  * than the tree grows; while the budget catches up after raising the boundary ahead of need, faster
  * ({@link MemoryBudget#sweepWork}).
  *

@@ -84,8 +84,9 @@ class HistoryTreeTest {
             }
         }
         assertTrue(maxHeight >= minHeight, "seed " + seed + ": the tree never got deep (height " + maxHeight + ")");
-        // Once every write has expired, batches without writes let the sweeper empty the tree.
-        for (int b = 0; b < 60; b++) {
+        // Once every write has expired, batches without writes let the sweeper empty the tree: each visits a
+        // quarter leaf, so four batches per leaf and some to spare.
+        for (int b = 0; b < 4 * maxLeaves + 20; b++) {
             now += 10;
             tree.removeBefore(now - 1, 0);
             tree.checkInvariants();
