@@ -70,14 +70,14 @@ public final class Capture implements AutoCloseable {
     private long lastVersion;
 
     private Capture(CaptureSettings settings, Path chainFolder, String chain, String engine, Consumer<String> warnings,
-                    Runnable beforeEachRecord) {
+                    Runnable beforeEachRecord, CaptureFolder.ChainLock lock) {
         this.settings = settings;
         this.chainFolder = chainFolder;
         this.warnings = warnings;
         this.ring = new RecordRing(settings.queueBytes());
         this.sink = new RingSink(ring.array());
         this.coded = CodedOutputStream.newInstance(sink, 1 << 12);
-        this.writer = new SegmentWriter(this, settings, chainFolder, chain, engine, beforeEachRecord);
+        this.writer = new SegmentWriter(this, settings, chainFolder, chain, engine, beforeEachRecord, lock);
         this.writerThread = new Thread(writer::run, "fdbresolver-capture-" + chain);
         writerThread.setDaemon(true);
         ring.consumer(writerThread);
@@ -102,8 +102,11 @@ public final class Capture implements AutoCloseable {
         String stamp = ZonedDateTime.now(ZoneOffset.UTC).format(CHAIN_TIME) + "-p" + ProcessHandle.current().pid();
         Path chainFolder;
         String chain;
+        CaptureFolder.ChainLock lock;
         try {
             Files.createDirectories(folder);
+            // Room for this chain's first segment within the folder's bound, the oldest finished chains deleted.
+            CaptureFolder.prune(folder, settings.folderMaxBytes(), settings.segmentBytes(), warnings);
             for (;;) {
                 chain = stamp + "-r" + OPENED.incrementAndGet();
                 chainFolder = folder.resolve(chain);
@@ -114,10 +117,22 @@ public final class Capture implements AutoCloseable {
                     // another process with this pid in the same second (a container's pid 1): the next number
                 }
             }
+            lock = CaptureFolder.lock(chainFolder);
         } catch (IOException | RuntimeException e) {
             throw new IllegalArgumentException("capture=" + folder + ": cannot create the capture's folder: " + e, e);
         }
-        Capture capture = new Capture(settings, chainFolder, chain, engine, warnings, beforeEachRecord);
+        Capture capture;
+        try {
+            capture = new Capture(settings, chainFolder, chain, engine, warnings, beforeEachRecord, lock);
+        } catch (RuntimeException | Error e) { // the ring's heap, say: leave no chain marked as written
+            lock.release();
+            try {
+                Files.deleteIfExists(chainFolder);
+            } catch (IOException ignored) {
+                // an empty folder left behind
+            }
+            throw e;
+        }
         capture.writerThread.start();
         return capture;
     }
@@ -220,6 +235,11 @@ public final class Capture implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while the capture's writer finished " + chainFolder, e);
         }
+    }
+
+    /** Runs {@code hook} after a segment's whole new decision file is written and before it is renamed over the old (tests). */
+    void beforeHeaderRename(Runnable hook) {
+        writer.beforeHeaderRename = hook;
     }
 
     // ---- for the writer thread ----
