@@ -129,6 +129,20 @@ final class HeapPlan {
         release(need);
     }
 
+    /** Waits at most {@code timeoutMillis} until no closed resolver is still finishing; returns how many still are. */
+    static synchronized int awaitClosing(long timeoutMillis) {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(Math.max(0, timeoutMillis));
+        for (long left; closingCount > 0 && (left = deadline - System.nanoTime()) > 0; ) {
+            try {
+                HeapPlan.class.wait(Math.max(1, left / 1_000_000));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        return closingCount;
+    }
+
     /** Resolvers closed but still finishing. */
     static synchronized int closingCount() {
         return closingCount;

@@ -340,6 +340,14 @@ public final class NativeResolver {
         }
     }
 
+    /**
+     * Waits at most {@code timeoutMillis} for every resolver closed in this process to finish ({@code fdbr_await_closes});
+     * returns how many have not.
+     */
+    static int awaitCloses(long timeoutMillis) {
+        return HeapPlan.awaitClosing(timeoutMillis);
+    }
+
     /** The slow half of {@link #close}: stops the engine's workers, waits for the capture's writer, gives the heap back. */
     private void finishClose() {
         try {
