@@ -233,6 +233,8 @@ FDBR_API fdbr_status fdbr_open(const fdbr_config* config, fdbr_resolver** out);
  *   capture_max_bytes=SIZE      the oldest segments are deleted once the capture passes this (default 1g)
  *   capture_queue_bytes=SIZE    how far the writer may fall behind (default 32m, least 1m); the capture takes
  *                          twice this and 8 MiB of the JVM's heap
+ *   capture_folder_max_bytes=SIZE  the whole folder's bound: the oldest chains no resolver is writing are deleted
+ *                          once PATH passes it (default 4 x capture_max_bytes, least capture_max_bytes)
  * An empty text opens the defaults. An unknown name or a bad value is FDBR_INVALID_ARGUMENT naming it.
  * The text is split exactly as fdbresolver::parseSettings (fdbresolver.hpp) splits it.
  */
