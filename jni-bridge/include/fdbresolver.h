@@ -48,6 +48,7 @@
  *   FDBRESOLVER_1    every function below except those listed later
  *   FDBRESOLVER_1.1  fdbr_engine_name, fdbr_open_text, fdbr_get_batch_stats
  *   FDBRESOLVER_1.2  fdbr_get_counters, fdbr_take_warnings
+ *   FDBRESOLVER_1.3  fdbr_await_closes
  */
 #ifndef FDBRESOLVER_H
 #define FDBRESOLVER_H
@@ -232,13 +233,27 @@ FDBR_API fdbr_status fdbr_open(const fdbr_config* config, fdbr_resolver** out);
  *   capture_max_bytes=SIZE      the oldest segments are deleted once the capture passes this (default 1g)
  *   capture_queue_bytes=SIZE    how far the writer may fall behind (default 32m, least 1m); the capture takes
  *                          twice this and 8 MiB of the JVM's heap
+ *   capture_folder_max_bytes=SIZE  the whole folder's bound: the oldest chains no resolver is writing are deleted
+ *                          once PATH passes it (default 4 x capture_max_bytes, least capture_max_bytes)
  * An empty text opens the defaults. An unknown name or a bad value is FDBR_INVALID_ARGUMENT naming it.
  * The text is split exactly as fdbresolver::parseSettings (fdbresolver.hpp) splits it.
  */
 FDBR_API fdbr_status fdbr_open_text(const char* config_text, fdbr_resolver** out);
 
-/** Closes a resolver and frees its memory. NULL is accepted and does nothing. */
+/**
+ * Closes a resolver and frees its handle. NULL is accepted and does nothing. Returns at once, without waiting for
+ * a disk: a capture's last flush and the engine's worker shutdown go on in the background, and the heap the
+ * resolver was admitted with stays counted until they end (fdbr_await_closes waits for them).
+ */
 FDBR_API fdbr_status fdbr_close(fdbr_resolver* resolver);
+
+/**
+ * Waits, at most timeout_millis, until every resolver closed in this process has finished in the background (its
+ * capture written whole, its workers stopped): for a host about to exit, so that a capture is not cut short.
+ * FDBR_OK when none is left (or no JVM was ever started); FDBR_ENGINE_ERROR naming how many are left otherwise.
+ * Since FDBRESOLVER_1.3.
+ */
+FDBR_API fdbr_status fdbr_await_closes(int64_t timeout_millis);
 
 /**
  * Resolves one batch at commit version now, discarding history older than new_oldest_version.

@@ -56,6 +56,13 @@ struct Jvm {
     jmethodID close = nullptr;
     jmethodID engineName = nullptr;
     jmethodID takeWarnings = nullptr;
+    jmethodID awaitCloses = nullptr;  // static
+    /**
+     * Java resolvers whose fdbr_close could not reach the JVM (no JNIEnv for the calling thread): global refs, closed by
+     * the next call that can (fdbr_open, fdbr_await_closes), so that neither the resolver nor its heap admission leaks.
+     */
+    std::mutex orphansMutex;
+    std::vector<jobject> orphans;
     jmethodID throwableToString = nullptr;
     /** Whether this library created the JVM, and with which class path and options (later opens are told when theirs differ). */
     bool createdHere = false;
@@ -98,6 +105,9 @@ bool takeException(JNIEnv* env, std::string* message);
 fdbr_status threadEnv(JNIEnv** env);
 /** NewStringUTF, or null for a null input; false (with *message) when Java threw. */
 bool javaString(JNIEnv* env, const char* text, jstring* out, std::string* message);
+
+/** Closes the resolvers fdbr_close had to leave (Jvm::orphans) with this thread's env; returns how many. */
+int closeOrphans(JNIEnv* env);
 
 // ---- jvm_start.cpp ----
 

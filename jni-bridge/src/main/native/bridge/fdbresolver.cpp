@@ -57,6 +57,7 @@ fdbr_status openResolver(const fdbr_config* config, const OpenExtras& extras, fd
         if ((status = threadEnv(&env)) != FDBR_OK) {
             return status;
         }
+        closeOrphans(env);  // before the admission: what they hold is given back
         std::string options;
         for (uint32_t i = 0; i < config->engine_option_count; i++) {
             if (config->engine_options[i] == nullptr) {
@@ -138,6 +139,22 @@ fdbr_status openResolver(const fdbr_config* config, const OpenExtras& extras, fd
     }
 }
 
+int closeOrphans(JNIEnv* env) {
+    std::vector<jobject> orphans;
+    {
+        std::lock_guard<std::mutex> lock(g_jvm.orphansMutex);
+        orphans.swap(g_jvm.orphans);
+    }
+    char message[kMessageCapacity];
+    std::string ignored;
+    for (jobject java : orphans) {
+        env->CallIntMethod(java, g_jvm.close, reinterpret_cast<jlong>(message), static_cast<jint>(kMessageCapacity));
+        takeException(env, &ignored);  // its handle is gone: nobody to tell
+        env->DeleteGlobalRef(java);
+    }
+    return static_cast<int>(orphans.size());
+}
+
 }  // namespace fdbresolver_bridge
 
 extern "C" {
@@ -158,10 +175,48 @@ FDBR_API fdbr_status fdbr_close(fdbr_resolver* r) {
             status = finishCall(env, r, javaStatus, "fdbr_close");
             env->DeleteGlobalRef(r->java);
             r->java = nullptr;
+        } else if (r->java != nullptr) {
+            // No JVM for this thread: the Java resolver (its history, its heap admission) waits for the next call
+            // that can close it, instead of leaking for the process's life.
+            try {
+                std::lock_guard<std::mutex> orphansLock(g_jvm.orphansMutex);
+                g_jvm.orphans.push_back(r->java);
+                r->java = nullptr;
+            } catch (const std::bad_alloc&) {
+                // out of memory for one pointer: it leaks, as before
+            }
+            t_lastError += " (the resolver is closed by the next call that reaches the JVM)";
         }
     }
     delete r;
     return status;
+}
+
+FDBR_API fdbr_status fdbr_await_closes(int64_t timeout_millis) {
+    t_lastError.clear();
+    {
+        std::lock_guard<std::mutex> lock(g_jvm.mutex);
+        if (!g_jvm.ready) {
+            return FDBR_OK;  // no JVM, so nothing was ever closed
+        }
+    }
+    JNIEnv* env = nullptr;
+    fdbr_status status = threadEnv(&env);
+    if (status != FDBR_OK) {
+        return status;
+    }
+    closeOrphans(env);
+    jint left = env->CallStaticIntMethod(g_jvm.resolverClass, g_jvm.awaitCloses, static_cast<jlong>(timeout_millis));
+    std::string message;
+    if (takeException(env, &message)) {
+        return fail(FDBR_ENGINE_ERROR, "fdbr_await_closes: " + message);
+    }
+    if (left > 0) {
+        return fail(FDBR_ENGINE_ERROR, "fdbr_await_closes: " + std::to_string(left) + " closed resolver" +
+                                           (left == 1 ? " is" : "s are") + " still finishing after " +
+                                           std::to_string(timeout_millis) + " ms (a capture on a slow disk?)");
+    }
+    return FDBR_OK;
 }
 
 FDBR_API fdbr_status fdbr_clear(fdbr_resolver* r, int64_t version) {

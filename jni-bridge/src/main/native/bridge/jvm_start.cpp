@@ -72,6 +72,28 @@ std::string defaultMaxHeap(int64_t budgetBytes, int64_t captureHeapBytes) {
     return "-Xmx" + std::to_string(mib) + "m";
 }
 
+/** The engine's threads option (engine_option=threads=N), 1 to 256; 1 when not given or not a number. */
+int engineThreads(const fdbr_config* config) {
+    int threads = 1;
+    for (uint32_t i = 0; i < config->engine_option_count; i++) {
+        const char* option = config->engine_options[i];
+        if (option == nullptr) continue;
+        std::string text = option;
+        size_t eq = text.find('=');
+        if (eq == std::string::npos) continue;
+        std::string name = text.substr(0, eq);
+        name.erase(0, name.find_first_not_of(" \t"));
+        name.erase(name.find_last_not_of(" \t") + 1);
+        if (name != "threads") continue;
+        char* end = nullptr;
+        long n = std::strtol(text.c_str() + eq + 1, &end, 10);
+        if (end != text.c_str() + eq + 1 && n >= 1 && n <= 256) {
+            threads = static_cast<int>(n);  // a bad value is the engine's to refuse, with its own message
+        }
+    }
+    return threads;
+}
+
 /** Creates or finds the JVM and caches the bridge class and its methods; once per process. */
 fdbr_status startJvm(const fdbr_config* config, const OpenExtras& extras) {
     std::lock_guard<std::mutex> lock(g_jvm.mutex);
@@ -114,6 +136,14 @@ fdbr_status startJvm(const fdbr_config* config, const OpenExtras& extras) {
             bridgeOption("-Dfdbresolver.bridge.ownJvm=true");
             // HotSpot raises the process's soft limit on open files to the hard one; the host's limits are its own.
             bridgeOption("-XX:-MaxFDLimit");
+            // A guest's manners: HotSpot sizes its GC and compiler threads for every core of the machine, and an
+            // fdbserver host runs one process per core. Bounded to what the engine uses (its threads and one more, for
+            // the capture's writer and the collector); before jvm_option and _JAVA_OPTIONS, which override them.
+            int processors = engineThreads(config) + 1;
+            bridgeOption("-XX:ActiveProcessorCount=" + std::to_string(processors));
+            bridgeOption("-XX:ParallelGCThreads=" + std::to_string(processors));
+            bridgeOption("-XX:ConcGCThreads=1");
+            bridgeOption("-XX:CICompilerCount=2");
             bool maxHeapGiven = false;
             for (uint32_t i = 0; i < config->jvm_option_count; i++) {
                 if (config->jvm_options[i] != nullptr) {
@@ -257,7 +287,8 @@ fdbr_status startJvm(const fdbr_config* config, const OpenExtras& extras) {
         (status = lookUpMethod(env, cls, false, "stats", "(JJI)I", &g_jvm.stats)) != FDBR_OK ||
         (status = lookUpMethod(env, cls, false, "close", "(JI)I", &g_jvm.close)) != FDBR_OK ||
         (status = lookUpMethod(env, cls, false, "engineName", "()Ljava/lang/String;", &g_jvm.engineName)) != FDBR_OK ||
-        (status = lookUpMethod(env, cls, false, "takeWarnings", "(JI)I", &g_jvm.takeWarnings)) != FDBR_OK) {
+        (status = lookUpMethod(env, cls, false, "takeWarnings", "(JI)I", &g_jvm.takeWarnings)) != FDBR_OK ||
+        (status = lookUpMethod(env, cls, true, "awaitCloses", "(J)I", &g_jvm.awaitCloses)) != FDBR_OK) {
         env->DeleteGlobalRef(cls);
         return status;
     }

@@ -122,7 +122,8 @@ FDBR_API fdbr_status fdbr_open_text(const char* config_text, fdbr_resolver** out
                 }
                 extras.keepJvmLocale = value == "jvm";
             } else if (name == "process_memory_limit" || name == "host_memory_reserve" ||
-                       name == "capture_segment_bytes" || name == "capture_max_bytes" || name == "capture_queue_bytes") {
+                       name == "capture_segment_bytes" || name == "capture_max_bytes" || name == "capture_queue_bytes" ||
+                       name == "capture_folder_max_bytes") {
                 if (!size(setting, &number)) {
                     return fail(FDBR_INVALID_ARGUMENT, "fdbr_open_text: " + error);
                 }
@@ -142,7 +143,7 @@ FDBR_API fdbr_status fdbr_open_text(const char* config_text, fdbr_resolver** out
                                 "' (known: engine, memory_budget, max_key_bytes, class_path, jvm_option, "
                                 "engine_option, keep_jvm_signal_handlers, jvm_suspend_signal, jvm_locale, process_memory_limit, "
                                 "host_memory_reserve, capture, capture_segment_bytes, capture_max_bytes, "
-                                "capture_queue_bytes)");
+                                "capture_queue_bytes, capture_folder_max_bytes)");
             }
         }
         if (capturing) {

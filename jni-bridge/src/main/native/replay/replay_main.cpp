@@ -265,6 +265,9 @@ void appendLittleEndian32(std::vector<uint8_t>* out, uint32_t v) {
     out->push_back(uint8_t(v >> 24));
 }
 
+/** How long the driver waits at exit for a capture's last flush. */
+constexpr int64_t kCloseWaitMillis = 120000;
+
 /** Closes the conflict set on every way out. */
 struct ConflictSetCloser {
     fdbresolver::ConflictSet* cs;
@@ -272,6 +275,14 @@ struct ConflictSetCloser {
         if (cs == nullptr) return;
         fdbr_close(cs->resolver);
         delete cs;
+        awaitCloses();
+    }
+
+    /** fdbr_close returns before a capture is written whole, and this process is about to exit: wait for it. */
+    static bool awaitCloses() {
+        if (fdbr_await_closes(kCloseWaitMillis) == FDBR_OK) return true;
+        std::fprintf(stderr, "fdbresolver-replay: %s\n", fdbr_last_error());
+        return false;
     }
 };
 
@@ -425,11 +436,12 @@ int replayTrace(const Options& o) {
     fdbresolver::ConflictSet* done = closer.cs;
     closer.cs = nullptr;
     try {
-        fdbresolver::destroyConflictSet(done);  // with capture=, writes what is queued and finishes the segment
+        fdbresolver::destroyConflictSet(done);
     } catch (const fdbresolver::Error& e) {
         return fail(kFailure, std::string("closing the resolver failed: ") + e.what());
     }
-    return kOk;
+    // With capture=, the close returned at once: what is queued is written and the segment finished meanwhile.
+    return ConflictSetCloser::awaitCloses() ? kOk : kFailure;
 }
 
 }  // namespace

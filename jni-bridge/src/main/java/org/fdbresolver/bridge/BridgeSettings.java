@@ -27,6 +27,7 @@ record BridgeSettings(long processMemoryLimit, long hostMemoryReserve, CaptureSe
         long segmentBytes = CaptureSettings.DEFAULT_SEGMENT_BYTES;
         long maxBytes = CaptureSettings.DEFAULT_MAX_BYTES;
         long queueBytes = CaptureSettings.DEFAULT_QUEUE_BYTES;
+        long folderMaxBytes = -1; // four chains' bound unless set
         String companion = null;
         for (String line : text.split("\n")) {
             int eq = line.indexOf('=');
@@ -45,6 +46,10 @@ record BridgeSettings(long processMemoryLimit, long hostMemoryReserve, CaptureSe
                     maxBytes = bytes(name, value);
                     companion = name;
                 }
+                case "capture_folder_max_bytes" -> {
+                    folderMaxBytes = bytes(name, value);
+                    companion = name;
+                }
                 case "capture_queue_bytes" -> {
                     queueBytes = bytes(name, value);
                     companion = name;
@@ -61,7 +66,8 @@ record BridgeSettings(long processMemoryLimit, long hostMemoryReserve, CaptureSe
             if (capture.isEmpty()) {
                 throw new IllegalArgumentException("capture= names no folder");
             }
-            settings = new CaptureSettings(Path.of(capture), segmentBytes, maxBytes, (int) queueBytes, captureConfig);
+            settings = new CaptureSettings(Path.of(capture), segmentBytes, maxBytes, (int) queueBytes, captureConfig,
+                    folderMaxBytes < 0 ? CaptureSettings.defaultFolderMaxBytes(maxBytes) : folderMaxBytes);
         } else if (companion != null) {
             throw new IllegalArgumentException(companion + " is set but capture= is not (it names where captures go)");
         }

@@ -31,9 +31,21 @@ final class HeapPlan {
     /** What fdbserver keeps for itself inside its {@code --memory}: the role, its buffers, the skip list beside us. */
     static final long DEFAULT_HOST_RESERVE_BYTES = 1L << 30;
 
-    /** Heap that the open resolvers need in all (their bounds, or their working memory for unbounded ones). */
+    /**
+     * How long an open waits for closed resolvers still finishing (a capture's last flush, {@link #releaseLater}) to give
+     * their heap back before it is refused. The open runs off the host's network thread (fdbserver opens on a thread of
+     * its own), so a wait here delays only the open.
+     */
+    static final long CLOSING_WAIT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+
+    /**
+     * Heap that the open resolvers need in all (their bounds, or their working memory for unbounded ones), those closed
+     * but still finishing included.
+     */
     private static long openNeed;
     private static int openCount;
+    /** Resolvers closed whose capture or workers are still finishing: counted in {@link #openNeed} until they end. */
+    private static int closingCount;
 
     private HeapPlan() {
     }
@@ -66,10 +78,22 @@ final class HeapPlan {
      */
     static synchronized void admit(long need, String what, long hostLimit, long hostReserve) {
         long maxHeap = Runtime.getRuntime().maxMemory();
+        long deadline = System.nanoTime() + CLOSING_WAIT_NANOS;
+        // Resolvers closed but still finishing hold their heap: wait a little for them before refusing.
+        for (long left; openNeed + need + RUNTIME_HEAP_BYTES > maxHeap && closingCount > 0
+                && (left = deadline - System.nanoTime()) > 0; ) {
+            try {
+                HeapPlan.class.wait(Math.max(1, left / 1_000_000));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
         long total = openNeed + need + RUNTIME_HEAP_BYTES;
         if (total > maxHeap) {
             String others = openCount == 0 ? "" : " with the " + openCount + " resolver" + (openCount == 1 ? "" : "s")
-                    + " already open in this process (" + mib(openNeed) + ")";
+                    + " already open in this process (" + mib(openNeed) + (closingCount == 0 ? "" : "; " + closingCount
+                    + " of them closed but still finishing a capture or stopping workers") + ")";
             throw new IllegalArgumentException(what + " needs " + mib(need) + " of Java heap" + others + ", and the JVM's heap "
                     + "is " + mib(maxHeap) + " (at least " + mib(total) + " needed: raise jvm_option=-Xmx, which only the first "
                     + "open in a process sets, or lower memory_budget)");
@@ -87,9 +111,41 @@ final class HeapPlan {
         openCount++;
     }
 
+    /** Gives back an admission at once (an open that failed after {@link #admit}). */
     static synchronized void release(long need) {
         openNeed -= need;
         openCount--;
+        HeapPlan.class.notifyAll();
+    }
+
+    /** A resolver closed but still finishing: its admission stays counted until {@link #released}. */
+    static synchronized void releaseLater(long need) {
+        closingCount++;
+    }
+
+    /** A resolver {@link #releaseLater} named has finished: its heap is free for the next open. */
+    static synchronized void released(long need) {
+        closingCount--;
+        release(need);
+    }
+
+    /** Waits at most {@code timeoutMillis} until no closed resolver is still finishing; returns how many still are. */
+    static synchronized int awaitClosing(long timeoutMillis) {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(Math.max(0, timeoutMillis));
+        for (long left; closingCount > 0 && (left = deadline - System.nanoTime()) > 0; ) {
+            try {
+                HeapPlan.class.wait(Math.max(1, left / 1_000_000));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        return closingCount;
+    }
+
+    /** Resolvers closed but still finishing. */
+    static synchronized int closingCount() {
+        return closingCount;
     }
 
     /** Heap the open resolvers need in all, the runtime's share included (what {@link #admit} compares). */

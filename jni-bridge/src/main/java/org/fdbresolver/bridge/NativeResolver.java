@@ -85,6 +85,16 @@ public final class NativeResolver {
     private long lastEngineNanos;
     /** Records every batch decided ({@code capture=PATH}), or null. */
     private Capture capture;
+    /** Set by {@link #close}: warnings from then on go to the next resolver opened. */
+    private volatile boolean closed;
+    /** How a capture is opened: {@link Capture#open}; tests put in a slow writer. */
+    static volatile CaptureOpener captureOpener = Capture::open;
+
+    /** {@link Capture#open}'s shape. */
+    @FunctionalInterface
+    interface CaptureOpener {
+        Capture open(CaptureSettings settings, String engine, java.util.function.Consumer<String> warnings);
+    }
 
     private NativeResolver(ConflictSet conflictSet, long heapNeed) {
         this.conflictSet = conflictSet;
@@ -143,7 +153,7 @@ public final class NativeResolver {
             NativeResolver resolver = new NativeResolver(cs, need);
             if (captureSettings != null) {
                 try {
-                    resolver.capture = Capture.open(captureSettings, cs.engineName(), resolver::warn);
+                    resolver.capture = captureOpener.open(captureSettings, cs.engineName(), resolver::warn);
                 } catch (RuntimeException e) {
                     HeapPlan.release(need);
                     cs.close();
@@ -154,6 +164,7 @@ public final class NativeResolver {
                 resolver.warn("engine " + cs.engineName() + " keeps all history: its memory has no bound (an oracle for "
                         + "tests and checks, not for production)");
             }
+            resolver.takeLateWarnings();
             scope.drainInto(resolver);
             status.set(ValueLayout.JAVA_INT, 0, OK);
             return resolver;
@@ -169,8 +180,15 @@ public final class NativeResolver {
         return null;
     }
 
-    /** Queues a warning for the host ({@code fdbr_take_warnings}); the oldest go when too many wait. */
+    /**
+     * Queues a warning for the host ({@code fdbr_take_warnings}); the oldest go when too many wait. Once closed (a
+     * capture finishing after its resolver), for the next resolver opened instead.
+     */
     synchronized void warn(String text) {
+        if (closed) {
+            lateWarning(text);
+            return;
+        }
         if (warnings.size() == MAX_WARNINGS) {
             warnings.removeFirst();
             warningsDropped++;
@@ -295,26 +313,79 @@ public final class NativeResolver {
         return warnings.size() + (warningsDropped > 0 ? 1 : 0);
     }
 
+    /**
+     * Closes the resolver and returns at once (fdbserver's network thread calls it, from a fallback or a Resolver's
+     * end): the capture's last flush and the engine's worker shutdown go on in a daemon thread, and the heap admitted
+     * at open stays counted until they end ({@link HeapPlan#releaseLater}), so an open meanwhile cannot overcommit
+     * the heap. What fails after this returns is told to the next resolver opened in the process (its warnings).
+     */
     int close(long messageAddress, int messageCapacity) {
-        Throwable failure = null;
         try {
-            HeapPlan.release(heapNeed);
-            conflictSet.close();
-        } catch (Throwable e) {
-            failure = e;
-        }
-        if (capture != null) {
-            try {
-                capture.close(); // writes what is queued and finishes the segment
-            } catch (Throwable e) {
-                failure = failure == null ? e : failure;
+            closed = true;
+            if (capture != null) {
+                capture.finish(); // the writer writes what is queued, finishes the segment and ends on its own thread
             }
-        }
-        if (failure != null) {
-            writeMessage(describe(failure), messageAddress, messageCapacity);
+            HeapPlan.releaseLater(heapNeed);
+            Thread closer = new Thread(this::finishClose, "fdbresolver-close");
+            closer.setDaemon(true);
+            try {
+                closer.start();
+            } catch (Throwable e) { // no thread to be had: finish here rather than leak the admission
+                finishClose();
+            }
+            return OK;
+        } catch (Throwable e) {
+            writeMessage(describe(e), messageAddress, messageCapacity);
             return ENGINE_ERROR;
         }
-        return OK;
+    }
+
+    /**
+     * Waits at most {@code timeoutMillis} for every resolver closed in this process to finish ({@code fdbr_await_closes});
+     * returns how many have not.
+     */
+    static int awaitCloses(long timeoutMillis) {
+        return HeapPlan.awaitClosing(timeoutMillis);
+    }
+
+    /** The slow half of {@link #close}: stops the engine's workers, waits for the capture's writer, gives the heap back. */
+    private void finishClose() {
+        try {
+            conflictSet.close();
+        } catch (Throwable e) {
+            lateWarning("closing engine " + engineName() + " failed after its resolver closed: " + describe(e));
+        }
+        try {
+            if (capture != null) {
+                // Unbounded: the ring is the writer's until it ends, so its heap stays counted until then.
+                capture.awaitFinished(Long.MAX_VALUE);
+            }
+        } catch (Throwable e) {
+            lateWarning("waiting for the capture's writer of " + capture.folder() + " failed: " + describe(e));
+        } finally {
+            HeapPlan.released(heapNeed);
+        }
+    }
+
+    /** Warnings of resolvers already closed (a capture's last flush, a worker shutdown), for the next one opened. */
+    private static final ArrayDeque<String> LATE_WARNINGS = new ArrayDeque<>();
+
+    private static void lateWarning(String text) {
+        synchronized (LATE_WARNINGS) {
+            if (LATE_WARNINGS.size() == MAX_WARNINGS) {
+                LATE_WARNINGS.removeFirst();
+            }
+            LATE_WARNINGS.addLast("after a close: " + text);
+        }
+    }
+
+    /** Hands the warnings of closed resolvers to this one. */
+    private void takeLateWarnings() {
+        synchronized (LATE_WARNINGS) {
+            while (!LATE_WARNINGS.isEmpty()) {
+                warn(LATE_WARNINGS.removeFirst());
+            }
+        }
     }
 
     /** The exception's class and message, and where it was thrown: enough for a host's log line. */

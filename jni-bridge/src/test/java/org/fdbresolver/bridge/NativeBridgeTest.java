@@ -65,7 +65,8 @@ class NativeBridgeTest {
                 "fdbr_last_error@@FDBRESOLVER_1", "fdbr_status_name@@FDBRESOLVER_1",
                 "fdbr_engine_name@@FDBRESOLVER_1.1", "fdbr_open_text@@FDBRESOLVER_1.1",
                 "fdbr_get_batch_stats@@FDBRESOLVER_1.1",
-                "fdbr_get_counters@@FDBRESOLVER_1.2", "fdbr_take_warnings@@FDBRESOLVER_1.2")), symbols, out);
+                "fdbr_get_counters@@FDBRESOLVER_1.2", "fdbr_take_warnings@@FDBRESOLVER_1.2",
+                "fdbr_await_closes@@FDBRESOLVER_1.3")), symbols, out);
     }
 
     /**

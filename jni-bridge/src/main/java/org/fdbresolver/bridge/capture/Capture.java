@@ -38,7 +38,7 @@ public final class Capture implements AutoCloseable {
     public static final String WORKLOAD = "capture";
     /** How long the resolver waits for the writer to free room before giving up on the capture. */
     static final long WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
-    /** How long {@link #close} waits for the writer to write what is queued and finish the segment. */
+    /** How long {@link #close} (tests and tools; the resolver's close never waits) waits for the writer to finish. */
     static final long CLOSE_NANOS = TimeUnit.SECONDS.toNanos(60);
 
     /** A record: the trace message's length, the decision message's, the batch's version, then both messages. */
@@ -70,14 +70,14 @@ public final class Capture implements AutoCloseable {
     private long lastVersion;
 
     private Capture(CaptureSettings settings, Path chainFolder, String chain, String engine, Consumer<String> warnings,
-                    Runnable beforeEachRecord) {
+                    Runnable beforeEachRecord, CaptureFolder.ChainLock lock) {
         this.settings = settings;
         this.chainFolder = chainFolder;
         this.warnings = warnings;
         this.ring = new RecordRing(settings.queueBytes());
         this.sink = new RingSink(ring.array());
         this.coded = CodedOutputStream.newInstance(sink, 1 << 12);
-        this.writer = new SegmentWriter(this, settings, chainFolder, chain, engine, beforeEachRecord);
+        this.writer = new SegmentWriter(this, settings, chainFolder, chain, engine, beforeEachRecord, lock);
         this.writerThread = new Thread(writer::run, "fdbresolver-capture-" + chain);
         writerThread.setDaemon(true);
         ring.consumer(writerThread);
@@ -96,14 +96,17 @@ public final class Capture implements AutoCloseable {
         return open(settings, engine, warnings, () -> { });
     }
 
-    /** {@link #open}, the writer running {@code beforeEachRecord} before it writes each record (tests hold it there). */
-    static Capture open(CaptureSettings settings, String engine, Consumer<String> warnings, Runnable beforeEachRecord) {
+    /** {@link #open}, the writer running {@code beforeEachRecord} before it writes each record (tests hold or slow it there). */
+    public static Capture open(CaptureSettings settings, String engine, Consumer<String> warnings, Runnable beforeEachRecord) {
         Path folder = settings.folder();
         String stamp = ZonedDateTime.now(ZoneOffset.UTC).format(CHAIN_TIME) + "-p" + ProcessHandle.current().pid();
         Path chainFolder;
         String chain;
+        CaptureFolder.ChainLock lock;
         try {
             Files.createDirectories(folder);
+            // Room for this chain's first segment within the folder's bound, the oldest finished chains deleted.
+            CaptureFolder.prune(folder, settings.folderMaxBytes(), settings.segmentBytes(), warnings);
             for (;;) {
                 chain = stamp + "-r" + OPENED.incrementAndGet();
                 chainFolder = folder.resolve(chain);
@@ -114,10 +117,22 @@ public final class Capture implements AutoCloseable {
                     // another process with this pid in the same second (a container's pid 1): the next number
                 }
             }
+            lock = CaptureFolder.lock(chainFolder);
         } catch (IOException | RuntimeException e) {
             throw new IllegalArgumentException("capture=" + folder + ": cannot create the capture's folder: " + e, e);
         }
-        Capture capture = new Capture(settings, chainFolder, chain, engine, warnings, beforeEachRecord);
+        Capture capture;
+        try {
+            capture = new Capture(settings, chainFolder, chain, engine, warnings, beforeEachRecord, lock);
+        } catch (RuntimeException | Error e) { // the ring's heap, say: leave no chain marked as written
+            lock.release();
+            try {
+                Files.deleteIfExists(chainFolder);
+            } catch (IOException ignored) {
+                // an empty folder left behind
+            }
+            throw e;
+        }
         capture.writerThread.start();
         return capture;
     }
@@ -189,21 +204,42 @@ public final class Capture implements AutoCloseable {
                 + " batches before" + (batchesRecorded > 0 ? " (up to version " + lastVersion + ")" : ""));
     }
 
-    /** Writes what is queued, finishes the segment and waits for the writer (at most {@link #CLOSE_NANOS}). */
-    @Override
-    public void close() throws IOException {
+    /**
+     * Tells the writer to write what is queued, finish the segment and end, and returns at once: the resolver's
+     * close never waits for a disk (fdbserver's network thread calls it). {@link #awaitFinished} waits for the end.
+     */
+    public void finish() {
         closing = true;
         LockSupport.unpark(writerThread);
+    }
+
+    /**
+     * Waits until the writer has ended (everything queued written, the segment finished), at most {@code nanos};
+     * returns whether it has.
+     */
+    public boolean awaitFinished(long nanos) throws InterruptedException {
+        writerThread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(nanos)));
+        return !writerThread.isAlive();
+    }
+
+    /** {@link #finish}, then waits for the writer (at most {@link #CLOSE_NANOS}): for tests and tools, not the host. */
+    @Override
+    public void close() throws IOException {
+        finish();
         try {
-            writerThread.join(TimeUnit.NANOSECONDS.toMillis(CLOSE_NANOS));
+            if (!awaitFinished(CLOSE_NANOS)) {
+                throw new IOException("the capture's writer did not finish " + chainFolder + " within "
+                        + TimeUnit.NANOSECONDS.toSeconds(CLOSE_NANOS) + " s (a stuck disk?)");
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while the capture's writer finished " + chainFolder, e);
         }
-        if (writerThread.isAlive()) {
-            throw new IOException("the capture's writer did not finish " + chainFolder + " within "
-                    + TimeUnit.NANOSECONDS.toSeconds(CLOSE_NANOS) + " s (a stuck disk?)");
-        }
+    }
+
+    /** Runs {@code hook} after a segment's whole new decision file is written and before it is renamed over the old (tests). */
+    void beforeHeaderRename(Runnable hook) {
+        writer.beforeHeaderRename = hook;
     }
 
     // ---- for the writer thread ----

@@ -7,6 +7,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -25,8 +26,11 @@ import java.util.zip.Deflater;
  * trace or {@link #MEMBER_NANOS} after its first batch, whichever comes first, and both files end a member at the
  * same batch: so at every moment both are valid gzip files ending at the same batch, and a process that dies
  * mid-segment loses at most the last second. A decision file begins with its header as a member of its own, stored
- * uncompressed with the trace's hash all zero; closing the segment rewrites it in place with the hash of the trace
- * file as stored (the length does not change).
+ * uncompressed with the trace's hash all zero. Closing the segment syncs the trace file, writes the decision file
+ * anew beside it ({@code .tmp}) with the hash of the trace file as stored, syncs it and renames it over the old one,
+ * then syncs the folder: a reader, or a crash, sees the old whole file or the new whole file, never a torn header.
+ * Before each new segment the chain keeps within {@code capture_max_bytes} (its oldest segments deleted) and the
+ * whole folder within {@code capture_folder_max_bytes} (the oldest finished chains deleted, {@link CaptureFolder}).
  */
 final class SegmentWriter {
     static final String TRACE_FORMAT = "fdb-resolver-trace/1";
@@ -41,6 +45,9 @@ final class SegmentWriter {
 
     private final Capture capture;
     private final Runnable beforeEachRecord;
+    private final CaptureFolder.ChainLock lock;
+    /** Run before a closing segment's new decision file replaces the old (tests look at the folder then). */
+    volatile Runnable beforeHeaderRename = () -> { };
     private final CaptureSettings settings;
     private final Path chainFolder;
     private final String chain;
@@ -75,8 +82,9 @@ final class SegmentWriter {
     private long versionKept;
 
     SegmentWriter(Capture capture, CaptureSettings settings, Path chainFolder, String chain, String engine,
-                  Runnable beforeEachRecord) {
+                  Runnable beforeEachRecord, CaptureFolder.ChainLock lock) {
         this.beforeEachRecord = beforeEachRecord;
+        this.lock = lock;
         this.capture = capture;
         this.settings = settings;
         this.chainFolder = chainFolder;
@@ -108,6 +116,7 @@ final class SegmentWriter {
                         take(ring, last);
                     }
                     closeSegment();
+                    lock.release();
                     if (nextIndex == 0) {
                         Files.deleteIfExists(chainFolder); // no batch came: leave no empty chain behind
                     }
@@ -129,6 +138,7 @@ final class SegmentWriter {
                     + batchesKept + " batches before" + (batchesKept > 0 ? " (up to version " + versionKept + ")" : ""));
             drainDiscarding(ring);
         } finally {
+            lock.release();
             traceMember.end();
             decisionMember.end();
         }
@@ -207,11 +217,14 @@ final class SegmentWriter {
                         + "later part of the resolver's life, which replays without the history before it");
             }
         }
+        // And the folder within its bound, this segment grown to full size counted.
+        CaptureFolder.prune(chainFolder.getParent(), settings.folderMaxBytes(), settings.segmentBytes(), capture::warn);
         index = nextIndex++;
         tracePath = chainFolder.resolve(traceName(index));
         decisionsPath = chainFolder.resolve(decisionsName(index));
         trace = FileChannel.open(tracePath, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-        decisions = FileChannel.open(decisionsPath, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        decisions = FileChannel.open(decisionsPath, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
+                StandardOpenOption.READ); // read back into the renamed copy at close
         traceBytes = 0;
         decisionBytes = 0;
         traceDigest.reset();
@@ -242,16 +255,29 @@ final class SegmentWriter {
             return;
         }
         endMembers();
-        byte[] hashed = decisionHeader(traceDigest.digest());
-        byte[] member = GzipMember.stored(hashed);
-        ByteBuffer buffer = ByteBuffer.wrap(member);
-        for (long at = 0; buffer.hasRemaining(); ) {
-            at += decisions.write(buffer, at);
-        }
+        trace.force(true);
         trace.close();
-        decisions.close();
         trace = null;
+        // The decision file anew with the trace's hash in its header, then renamed over the old: never torn.
+        byte[] hashed = GzipMember.stored(decisionHeader(traceDigest.digest()));
+        Path renamed = decisionsPath.resolveSibling(decisionsPath.getFileName() + ".tmp");
+        try (FileChannel whole = FileChannel.open(renamed, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+                StandardOpenOption.WRITE)) {
+            whole.position(writeFully(whole, hashed, 0, null)); // writeFully writes at positions; transferTo appends
+            for (long from = hashed.length; from < decisionBytes; ) {
+                long n = decisions.transferTo(from, decisionBytes - from, whole);
+                if (n <= 0) {
+                    throw new IOException(decisionsPath + " ended at " + from + " of " + decisionBytes + " bytes");
+                }
+                from += n;
+            }
+            whole.force(true);
+        }
+        decisions.close();
         decisions = null;
+        beforeHeaderRename.run();
+        Files.move(renamed, decisionsPath, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        syncFolder(chainFolder);
         finished.addLast(new long[] {index, traceBytes + decisionBytes});
         finishedBytes += traceBytes + decisionBytes;
         tracePath = null;
@@ -290,6 +316,15 @@ final class SegmentWriter {
         }
         trace = null;
         decisions = null;
+    }
+
+    /** Makes the folder's entries (a rename, a new file) durable; a file system that cannot sync a folder is left be. */
+    private static void syncFolder(Path folder) {
+        try (FileChannel channel = FileChannel.open(folder, StandardOpenOption.READ)) {
+            channel.force(true);
+        } catch (IOException | RuntimeException e) {
+            // the files themselves are synced
+        }
     }
 
     private static long writeFully(FileChannel channel, byte[] bytes, long position, MessageDigest digest) throws IOException {

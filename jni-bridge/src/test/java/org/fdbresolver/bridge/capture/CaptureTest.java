@@ -238,6 +238,7 @@ class CaptureTest {
     @Test
     void aFolderThatCannotBeWrittenStopsTheCaptureWithAWarning(@TempDir Path dir) throws Exception {
         Capture capture = Capture.open(settings(dir, 64 << 20, 1L << 30, 8 << 20), "tree", warnings::add);
+        Files.delete(capture.folder().resolve(CaptureFolder.LOCK_NAME));
         Files.delete(capture.folder()); // gone before the first segment
         try (ConflictSet cs = tree()) {
             resolve(Golden.trace("adversarial"), capture, cs, 0);
@@ -251,6 +252,88 @@ class CaptureTest {
         assertEquals(1, warnings.size(), warnings.toString());
         assertTrue(warnings.getFirst().startsWith("capture stopped: the capture's writer failed writing "), warnings.getFirst());
         assertTrue(warnings.getFirst().contains("NoSuchFileException"), warnings.getFirst());
+    }
+
+    /**
+     * The folder's bound: a new chain's open deletes the oldest finished chains until the folder, with room for its
+     * first segment, is within capture_folder_max_bytes — skipping an older chain still being written and what is not a
+     * chain.
+     */
+    @Test
+    void theFolderBoundDeletesTheOldestFinishedChainsNeverOneBeingWritten(@TempDir Path dir) throws IOException {
+        long segment = 64 << 10;
+        CaptureSettings unbounded = new CaptureSettings(dir, segment, 1L << 30, 8 << 20, "engine=tree", Long.MAX_VALUE);
+        Capture writing = Capture.open(unbounded, "tree", warnings::add); // the oldest chain, still being written
+        List<Path> finished = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            Capture c = Capture.open(unbounded, "tree", warnings::add);
+            try (ConflictSet cs = tree()) {
+                resolve(Golden.trace("adversarial"), c, cs, 0);
+            }
+            c.close();
+            finished.add(c.folder());
+            assertFalse(Files.exists(c.folder().resolve(CaptureFolder.LOCK_NAME)), "a finished chain has no lock file");
+        }
+        Path notAChain = Files.createDirectory(dir.resolve("operator-notes"));
+        Files.write(notAChain.resolve("big"), new byte[1 << 20]);
+        long[] sizes = finished.stream().mapToLong(CaptureFolder::size).toArray();
+        // Room for the newest finished chain and the new chain's first segment (and the folder that is no chain), not more.
+        long bound = sizes[2] + segment + CaptureFolder.size(writing.folder()) + 1;
+        Capture next = Capture.open(new CaptureSettings(dir, segment, segment, 8 << 20, "engine=tree", bound), "tree",
+                warnings::add);
+        try {
+            assertFalse(Files.exists(finished.get(0)), "the oldest finished chain is deleted");
+            assertFalse(Files.exists(finished.get(1)), "and the next");
+            assertTrue(Files.exists(finished.get(2)), "the newest finished chain fits and stays");
+            assertTrue(Files.isDirectory(writing.folder()), "a chain being written is never deleted, however old");
+            assertTrue(Files.exists(notAChain.resolve("big")), "what is not a chain is never deleted");
+            assertEquals(2, warnings.size(), warnings.toString());
+            assertTrue(warnings.getFirst().contains("deleted its oldest finished chain, " + finished.get(0).getFileName()
+                    + " (" + sizes[0] + " bytes)"), warnings.toString());
+        } finally {
+            next.close();
+            writing.close();
+        }
+    }
+
+    /**
+     * A segment's decision header gets the trace's hash by a whole new file renamed over the old: just before the
+     * rename the visible file is still the old one, whole, and the new one is whole beside it.
+     */
+    @Test
+    void theDecisionHeaderIsReplacedByRenameNeverRewrittenInPlace(@TempDir Path dir) throws Exception {
+        Capture capture = Capture.open(settings(dir, 64 << 20, 1L << 30, 8 << 20), "tree", warnings::add);
+        Path trace = capture.folder().resolve("segment-000000.trace.gz");
+        Path decisions = capture.folder().resolve("segment-000000.decisions.gz");
+        Path renamed = capture.folder().resolve("segment-000000.decisions.gz.tmp");
+        int batches = Frames.batches(Golden.trace("adversarial")).size();
+        List<String> seen = new CopyOnWriteArrayList<>();
+        capture.beforeHeaderRename(() -> {
+            try {
+                try (DecisionReader visible = DecisionReader.open(decisions)) {
+                    assertArrayEquals(new byte[32], visible.header().getTraceSha256().toByteArray(), "the old header");
+                }
+                assertEquals(batches, Frames.decisions(decisions).size(), "the old file, whole");
+                try (DecisionReader next = DecisionReader.open(renamed)) {
+                    assertArrayEquals(Hashes.sha256(trace), next.header().getTraceSha256().toByteArray(), "the new header");
+                }
+                assertEquals(batches, Frames.decisions(renamed).size(), "the new file, whole");
+                seen.add("checked");
+            } catch (Throwable e) {
+                seen.add(e.toString());
+            }
+        });
+        try (ConflictSet cs = tree()) {
+            resolve(Golden.trace("adversarial"), capture, cs, 0);
+        }
+        capture.close();
+        assertEquals(List.of("checked"), seen);
+        assertFalse(Files.exists(renamed));
+        try (DecisionReader reader = DecisionReader.open(decisions)) {
+            assertArrayEquals(Hashes.sha256(trace), reader.header().getTraceSha256().toByteArray());
+        }
+        assertEquals(batches, Frames.decisions(decisions).size());
+        assertEquals(List.of(), warnings);
     }
 
     @Test

@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.Map;
 
 /** The golden traces (the POM's {@code fdbresolver.golden}, the repository's testdata/golden), as ReplayGoldenTest finds them. */
-final class Golden {
+public final class Golden {
     private Golden() {
     }
 
@@ -40,7 +40,7 @@ final class Golden {
         return rows;
     }
 
-    static Path trace(String name) {
+    public static Path trace(String name) {
         return dir().resolve(name + ".trace.gz");
     }
 
