@@ -33,6 +33,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -128,6 +129,22 @@ struct Timing {
 	int64_t nanos = 0;
 	int64_t cpuNanos = 0;
 };
+
+// Nearest-rank quantiles of the timed batches' times, as `fdbresolver bench` prints them: p50, p90, p99, p99.9
+// and the maximum, each "T ms".
+void printLatencies(const char* prefix, std::vector<int64_t> nanos) {
+	std::sort(nanos.begin(), nanos.end());
+	auto quantile = [&](double q) -> int64_t {
+		if (nanos.empty())
+			return 0;
+		long rank = long(std::ceil(q * double(nanos.size())));
+		return nanos[size_t(std::max(0L, std::min(long(nanos.size()) - 1, rank - 1)))];
+	};
+	const char* names[5] = { "p50", "p90", "p99", "p99.9", "max" };
+	const double qs[5] = { 0.5, 0.9, 0.99, 0.999, 1.0 };
+	for (int i = 0; i < 5; i++)
+		std::printf("%s%s: %.3f ms\n", prefix, names[i], quantile(qs[i]) / 1e6);
+}
 
 void decide(ConflictSet* cs,
             const LoadedBatch& batch,
@@ -427,6 +444,11 @@ int main(int argc, char** argv) {
 	const PerfDoubleCounter* phases[6] = { &g_sort, &g_checkRead, &g_checkBatch, &g_combine, &g_merge, &g_removeBefore };
 	const char* phaseNames[6] = { "sort", "checkRead", "checkIntraBatch", "combine", "mergeWrite", "removeBefore" };
 
+	// Each timed batch's wall and CPU nanoseconds, for the latency quantiles bench prints too (issue 31).
+	std::vector<int64_t> batchNanos, batchCpuNanos;
+	batchNanos.reserve(batches.size());
+	batchCpuNanos.reserve(batches.size());
+
 	for (size_t b = 0; b < batches.size(); b++) {
 		LoadedBatch& batch = *batches[b];
 		if (window >= 0)
@@ -441,6 +463,8 @@ int main(int argc, char** argv) {
 			timedNanos += timing.nanos;
 			timedCpuNanos += timing.cpuNanos;
 			timedTransactions += batch.transactions.size();
+			batchNanos.push_back(timing.nanos);
+			batchCpuNanos.push_back(timing.cpuNanos);
 		}
 
 		decisionHash.update(decisions.data(), decisions.size());
@@ -492,6 +516,8 @@ int main(int argc, char** argv) {
 	}
 	std::printf("decision-hash: %s\n", decisionHash.hexDigest().c_str());
 	std::printf("conflicting-keys-hash: %s\n", conflictingKeysHash.hexDigest().c_str());
+	printLatencies("latency-", batchNanos);
+	printLatencies("cpu-latency-", batchCpuNanos);
 	std::fflush(stdout);
 	destroyConflictSet(cs);
 	return 0;
