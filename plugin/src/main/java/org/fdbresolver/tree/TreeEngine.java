@@ -23,7 +23,8 @@ import org.fdbresolver.pipeline.BatchWorkers;
  * a group needs next before yielding; {@code false}: interleave only) and {@code writeWays} (writes
  * whose leaves are loaded ahead together before they are applied, default 16; 0: none), and
  * {@code directSortEndpoints} (batches of at most this many endpoints are sorted by comparison rather than by
- * radix passes, default 40; 0: always radix). The other options, for more than one thread and the partitioned
+ * radix passes, default 40; 0: always radix), {@code warmUpBatches} (synthetic batches run through throwaway
+ * engines at open so that the first real batches run compiled code, default 0: {@link WarmUp}). The other options, for more than one thread and the partitioned
  * apply: docs/tree.md.
  */
 public final class TreeEngine implements ConflictEngine {
@@ -41,6 +42,7 @@ public final class TreeEngine implements ConflictEngine {
     public static final String PARTITION_FROM_WRITES = "partitionFromWrites";
     public static final String WRITES_PER_PARTITION = "writesPerPartition";
     public static final String DIRECT_SORT_ENDPOINTS = "directSortEndpoints";
+    public static final String WARM_UP_BATCHES = "warmUpBatches";
     /** Fewest endpoints a thread sorts at once: below twice this a batch is sorted on one thread. */
     static final int DEFAULT_ENDPOINTS_PER_SLICE = 1024;
     /** Combined writes from which a batch is applied in partitions (at any thread count; docs/tree.md). */
@@ -55,7 +57,7 @@ public final class TreeEngine implements ConflictEngine {
     public static final int DEFAULT_KEY_BLOCK_BYTES = 1 << 16;
     private static final Set<String> OPTIONS = Set.of(NODE_BYTES, KEY_BLOCK_BYTES, READ_PATH, READ_WAYS, READ_TOUCH,
             READ_BATCHED_FROM_BYTES, WRITE_WAYS, THREADS, READS_PER_SLICE, ENDPOINTS_PER_SLICE, PARTITION_FROM_WRITES,
-            WRITES_PER_PARTITION, DIRECT_SORT_ENDPOINTS);
+            WRITES_PER_PARTITION, DIRECT_SORT_ENDPOINTS, WARM_UP_BATCHES);
     /** Below this budget a large batch's writes may not fit even into an empty history: warned at open. */
     static final long SMALL_BUDGET_BYTES = 1L << 20;
     /** Most leaf groups (reads) or leaves (writes) in flight at once. */
@@ -95,7 +97,13 @@ public final class TreeEngine implements ConflictEngine {
         int writesPerPartition = intOption(config, WRITES_PER_PARTITION, DEFAULT_WRITES_PER_PARTITION);
         int directSortEndpoints = (int) wholeOption(config, DIRECT_SORT_ENDPOINTS,
                 BatchPipeline.defaultDirectSortEndpoints(), 0, Integer.MAX_VALUE);
+        int warmUpBatches = (int) wholeOption(config, WARM_UP_BATCHES, 0, 0, 1_000_000);
         long budget = config.memoryBudgetBytes();
+        // Before this engine's arrays exist: throwaway engines, so that the JIT has compiled the engine by the
+        // first real batch (a host that waits for the open, as FoundationDB's Resolver does, sets this).
+        if (warmUpBatches > 0 && config.maxKeyBytes() >= 16) {
+            WarmUp.run(config, warmUpBatches);
+        }
         // One heap reservation for both histories: their arrays together never take more than it.
         Reservation reservation = history(() -> new Reservation(HistoryTree.reservationLimit(budget, nodeBytes, keyBlockBytes)));
         this.tree = history(() -> new HistoryTree(nodeBytes, keyBlockBytes, budget, reservation, readPath,

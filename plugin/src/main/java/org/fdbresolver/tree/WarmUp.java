@@ -1,0 +1,101 @@
+package org.fdbresolver.tree;
+
+import java.util.SplittableRandom;
+import org.fdbresolver.api.BatchResult;
+import org.fdbresolver.api.ConflictBatch;
+import org.fdbresolver.api.ConflictSetConfig;
+
+/**
+ * Runs synthetic batches through throwaway engines of a configuration so that the JIT has compiled the engine
+ * before the first real batch (issue 31: the first batches after a JVM starts ran 5–12 times slower than warm
+ * ones, and a Resolver holds every commit while it decides). The batches cover what a Resolver's first minutes
+ * bring: one to five transactions a batch and now and then hundreds, point and range reads and writes, keys
+ * of 8 to 40 bytes under a few shared prefixes, reporting transactions, snapshots behind the window; both read
+ * paths, since the batched one only starts once the history is large. Decisions are thrown away; the engines'
+ * budgets are small (4 MiB), so their heap is brief and bounded. Deterministic: a fixed seed.
+ */
+final class WarmUp {
+    private static final long WARM_UP_BUDGET = 4L << 20;
+
+    private WarmUp() {
+    }
+
+    /** {@code batches} synthetic batches through an engine of {@code config}, half on each read path. */
+    static void run(ConflictSetConfig config, int batches) {
+        for (String batchedFrom : new String[] {"1000000000000", "0"}) {
+            ConflictSetConfig.Builder b = config.toBuilder()
+                    .memoryBudgetBytes(Math.min(config.memoryBudgetBytes(), WARM_UP_BUDGET))
+                    .option(TreeEngine.WARM_UP_BATCHES, "0")
+                    .option(TreeEngine.READ_BATCHED_FROM_BYTES, batchedFrom);
+            TreeEngine engine = new TreeEngine(b.build());
+            try {
+                drive(engine, batches / 2, config.maxKeyBytes());
+            } finally {
+                engine.close();
+            }
+        }
+    }
+
+    private static void drive(TreeEngine engine, int batches, int maxKeyBytes) {
+        SplittableRandom rnd = new SplittableRandom(0x5EED);
+        ConflictBatch batch = ConflictBatch.detached();
+        BatchResult out = new BatchResult();
+        byte[][] prefixes = {new byte[0], "\u0015users\u0000\u0002id".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1),
+                "\u0002index\u0000\u0002by_name\u0000".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1), {(byte) 0xFF, '/'}};
+        byte[] begin = new byte[64];
+        byte[] end = new byte[64];
+        long now = 1_000_000;
+        for (int i = 0; i < batches; i++) {
+            now += 1 + rnd.nextInt(5_000);
+            long oldest = Math.max(0, now - 5_000_000);
+            batch.clear();
+            int txns = rnd.nextInt(50) == 0 ? 100 + rnd.nextInt(400) : 1 + rnd.nextInt(5);
+            for (int t = 0; t < txns; t++) {
+                long snapshot = Math.max(0, now - (rnd.nextInt(20) == 0 ? 8_000_000 : rnd.nextInt(2_000_000)));
+                batch.addTransaction(snapshot, rnd.nextInt(8) == 0);
+                for (int r = rnd.nextInt(5); r > 0; r--) {
+                    int n = key(rnd, prefixes, begin, maxKeyBytes);
+                    int m = rnd.nextBoolean() ? pointEnd(begin, n, end, maxKeyBytes) : rangeEnd(rnd, begin, n, end);
+                    batch.addRead(begin, 0, n, end, 0, m);
+                }
+                for (int w = rnd.nextInt(4); w > 0; w--) {
+                    int n = key(rnd, prefixes, begin, maxKeyBytes);
+                    int m = rnd.nextInt(4) != 0 ? pointEnd(begin, n, end, maxKeyBytes) : rangeEnd(rnd, begin, n, end);
+                    batch.addWrite(begin, 0, n, end, 0, m);
+                }
+            }
+            engine.detectConflicts(batch, now, oldest, out);
+        }
+    }
+
+    /** A key under one of the prefixes, then 8 bytes of a small keyspace; returns its length. */
+    private static int key(SplittableRandom rnd, byte[][] prefixes, byte[] into, int maxKeyBytes) {
+        byte[] p = prefixes[rnd.nextInt(prefixes.length)];
+        int n = Math.min(p.length, Math.max(0, maxKeyBytes - 9));
+        System.arraycopy(p, 0, into, 0, n);
+        long v = rnd.nextLong(200_000);
+        for (int i = 7; i >= 0; i--) {
+            into[n + i] = (byte) v;
+            v >>>= 8;
+        }
+        return Math.min(n + 8, maxKeyBytes - 1);
+    }
+
+    /** The end of the point range of {@code key}: the key and a 0x00. */
+    private static int pointEnd(byte[] key, int n, byte[] into, int maxKeyBytes) {
+        System.arraycopy(key, 0, into, 0, n);
+        into[n] = 0;
+        return Math.min(n + 1, maxKeyBytes);
+    }
+
+    /** An end a little past {@code key}: its last byte raised (a short range), or the key and 0xFF. */
+    private static int rangeEnd(SplittableRandom rnd, byte[] key, int n, byte[] into) {
+        System.arraycopy(key, 0, into, 0, n);
+        if (n > 0 && (key[n - 1] & 0xFF) < 0xF0) {
+            into[n - 1] = (byte) (key[n - 1] + 1 + rnd.nextInt(15));
+            return n;
+        }
+        into[n] = (byte) 0xFF;
+        return n + 1;
+    }
+}

@@ -1,0 +1,54 @@
+package org.fdbresolver.tree;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.fdbresolver.api.BatchResult;
+import org.fdbresolver.api.ConflictBatch;
+import org.fdbresolver.api.ConflictSet;
+import org.fdbresolver.api.ConflictSetConfig;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code warmUpBatches}: the warm-up runs on throwaway engines and leaves nothing behind — an engine opened with it
+ * decides a trace exactly as one opened without, with the same history, under a budget that binds too.
+ */
+class WarmUpTest {
+    @Test
+    void aWarmedEngineDecidesAndHoldsExactlyWhatAColdOneDoes() {
+        for (long budget : new long[] {1L << 30, 96 << 10}) {
+            List<ConflictSet> sets = new ArrayList<>();
+            try {
+                for (String warm : new String[] {"0", "300"}) {
+                    sets.add(ConflictSet.open(ConflictSetConfig.builder().engine("tree").memoryBudgetBytes(budget)
+                            .option("nodeBytes", "256").option("warmUpBatches", warm).maxKeyBytes(64).build()));
+                }
+                List<ConflictBatch> inputs = sets.stream().map(ConflictSet::newBatch).toList();
+                ThreadCountTest.Trace trace = new ThreadCountTest.Trace(7, ThreadCountTest.Keys.MIXED);
+                long now = 0;
+                for (int b = 0; b < 400; b++) {
+                    now += 1 + trace.rnd.nextInt(3);
+                    List<ThreadCountTest.Tx> txs = trace.batch(now, 1 + trace.rnd.nextInt(40));
+                    byte[] first = null;
+                    for (int e = 0; e < 2; e++) {
+                        ThreadCountTest.fill(inputs.get(e), txs);
+                        BatchResult r = inputs.get(e).detectConflicts(now, Math.max(0, now - 300));
+                        byte[] d = Arrays.copyOf(r.decisionBytes(), r.transactionCount());
+                        if (e == 0) {
+                            first = d;
+                        } else {
+                            assertArrayEquals(first, d, "budget " + budget + ", batch " + b + ": decisions");
+                        }
+                    }
+                    assertEquals(sets.get(0).engine().historyBytes(), sets.get(1).engine().historyBytes(),
+                            "budget " + budget + ", batch " + b + ": history bytes");
+                }
+            } finally {
+                sets.forEach(ConflictSet::close);
+            }
+        }
+    }
+}
