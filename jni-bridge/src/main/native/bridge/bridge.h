@@ -132,11 +132,53 @@ fdbr_status openResolver(const fdbr_config* config, const OpenExtras& extras, fd
 
 }  // namespace fdbresolver_bridge
 
+namespace fdbresolver_bridge {
+
+/**
+ * One batch's arguments, written here and read in place by Java (NativeResolver.CALL_*, docs/bridge-layout.md):
+ * laid out once per resolver, whose address Java is given once (NativeResolver.bind), so a batch's call into
+ * Java passes no arguments.
+ */
+struct CallBlock {
+    int64_t now;
+    int64_t newOldestVersion;
+    uint64_t transactions;  // address of the fdbr_transaction table
+    uint64_t ranges;        // address of the fdbr_range table
+    uint64_t output;        // address of the output buffer Java writes the decisions into
+    int64_t outputCapacity;
+    uint32_t transactionCount;
+    uint32_t rangeCount;
+    /** 1 when the JVM runs with -Dfdbresolver.bridge.profile=true (set by Java at bind): stamps are taken. */
+    uint32_t profile;
+    uint32_t reserved;
+    /** Java's System.nanoTime (CLOCK_MONOTONIC, as monotonicNanos) on entry, after reading, after the engine, on return. */
+    int64_t javaStamps[4];
+};
+
+/** Sums of the profiled pieces of fdbr_resolve since the last statistics call (stats.cpp prints them). */
+struct BridgeProfile {
+    int64_t batches = 0;
+    int64_t transactions = 0;
+    int64_t before = 0;     // entry to fdbr_resolve until the call into Java (checks, lock, output buffer, block)
+    int64_t entry = 0;      // the JNI call until Java's first statement
+    int64_t read = 0;       // NativeBatch.read: the tables into the ConflictBatch, keys copied
+    int64_t engine = 0;     // ConflictBatch.detectConflicts
+    int64_t write = 0;      // NativeBatch.write and the bookkeeping after the engine
+    int64_t exit = 0;       // Java's return until the JNI call returns, and the exception check
+    int64_t after = 0;      // the result handed back to the host
+};
+
+}  // namespace fdbresolver_bridge
+
 /** One open resolver, the C ABI's opaque handle: its Java object, its output buffer and its messages. */
 struct fdbr_resolver {
     std::mutex mutex;  // serializes every call on this resolver
     jobject java = nullptr;  // global ref to its NativeResolver
     std::vector<uint64_t> output;  // decisions written by Java; 8-byte aligned, reused batch to batch
+    /** The batch's arguments Java reads in place; Java has its address once bound (at the first batch). */
+    fdbresolver_bridge::CallBlock call{};
+    bool bound = false;
+    fdbresolver_bridge::BridgeProfile profile;
     int64_t resolveNanos = 0;
     std::string engineName;  // set once by fdbr_open; fdbr_engine_name hands it out
     std::string nativeWarnings;  // the library's own warnings for fdbr_take_warnings, one per line

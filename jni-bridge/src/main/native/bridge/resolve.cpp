@@ -10,6 +10,45 @@
 
 using namespace fdbresolver_bridge;
 
+namespace {
+
+/** NativeResolver.bind and NativeResolver.resolveBound, looked up once per process (at the first batch). */
+std::once_flag g_lookUpOnce;
+jmethodID g_bind = nullptr;
+jmethodID g_resolveBound = nullptr;
+std::string g_lookUpError;
+
+fdbr_status lookUpBatchMethods(JNIEnv* env) {
+    std::call_once(g_lookUpOnce, [env] {
+        std::string message;
+        jmethodID bind = env->GetMethodID(g_jvm.resolverClass, "bind", "(JJI)I");
+        jmethodID resolveBound = bind == nullptr ? nullptr : env->GetMethodID(g_jvm.resolverClass, "resolveBound", "()I");
+        if (takeException(env, &message) || bind == nullptr || resolveBound == nullptr) {
+            g_lookUpError = "fdbr_resolve: the bridge class lacks bind/resolveBound (engine jar and libfdbresolver "
+                            "from different builds?): " + message;
+            return;
+        }
+        g_bind = bind;
+        g_resolveBound = resolveBound;
+    });
+    return g_resolveBound != nullptr ? FDBR_OK : fail(FDBR_JVM_ERROR, g_lookUpError);
+}
+
+/** Gives Java the resolver's call block and message buffer, once: every batch after passes no arguments. */
+fdbr_status bind(JNIEnv* env, fdbr_resolver* r) {
+    fdbr_status status = lookUpBatchMethods(env);
+    if (status != FDBR_OK) {
+        return status;
+    }
+    jint javaStatus = env->CallIntMethod(r->java, g_bind, reinterpret_cast<jlong>(&r->call),
+                                         reinterpret_cast<jlong>(r->message), static_cast<jint>(kMessageCapacity));
+    status = finishCall(env, r, javaStatus, "fdbr_resolve");
+    r->bound = status == FDBR_OK;
+    return status;
+}
+
+}  // namespace
+
 extern "C" {
 
 FDBR_API fdbr_status fdbr_resolve(fdbr_resolver* r, int64_t now, int64_t new_oldest_version,
@@ -38,16 +77,27 @@ FDBR_API fdbr_status fdbr_resolve(fdbr_resolver* r, int64_t now, int64_t new_old
     }
     JNIEnv* env = nullptr;
     fdbr_status status = threadEnv(&env);
-    if (status != FDBR_OK) {
+    if (status != FDBR_OK || (!r->bound && (status = bind(env, r)) != FDBR_OK)) {
+        r->resolveNanos += monotonicNanos() - start;
         return status;
     }
     uint8_t* out = reinterpret_cast<uint8_t*>(r->output.data());
-    jint javaStatus = env->CallIntMethod(
-        r->java, g_jvm.resolve, static_cast<jlong>(now), static_cast<jlong>(new_oldest_version),
-        reinterpret_cast<jlong>(transactions), static_cast<jint>(transaction_count), reinterpret_cast<jlong>(ranges),
-        static_cast<jint>(range_count), reinterpret_cast<jlong>(out), static_cast<jlong>(r->output.size() * 8),
-        reinterpret_cast<jlong>(r->message), static_cast<jint>(kMessageCapacity));
+    CallBlock& call = r->call;
+    call.now = now;
+    call.newOldestVersion = new_oldest_version;
+    call.transactions = reinterpret_cast<uint64_t>(transactions);
+    call.transactionCount = transaction_count;
+    call.ranges = reinterpret_cast<uint64_t>(ranges);
+    call.rangeCount = range_count;
+    call.output = reinterpret_cast<uint64_t>(out);
+    call.outputCapacity = static_cast<int64_t>(r->output.size() * 8);
+    const bool profile = call.profile != 0;
+    int64_t called = profile ? monotonicNanos() : 0;
+    jint javaStatus = env->CallIntMethod(r->java, g_resolveBound);
+    // A Java exception is possible only where NativeResolver's own catch failed (formatting a message): the
+    // check stays, since a pending exception would otherwise break the host's next JNI call.
     status = finishCall(env, r, javaStatus, "fdbr_resolve");
+    int64_t returned = profile ? monotonicNanos() : 0;
     if (status != FDBR_OK) {
         r->resolveNanos += monotonicNanos() - start;
         return status;
@@ -61,7 +111,21 @@ FDBR_API fdbr_status fdbr_resolve(fdbr_resolver* r, int64_t now, int64_t new_old
     result->conflicting_transactions = report;
     result->conflicting_read_starts = report + conflicting;
     result->conflicting_reads = report + 2 * conflicting + 1;
-    r->resolveNanos += monotonicNanos() - start;
+    int64_t end = monotonicNanos();
+    r->resolveNanos += end - start;
+    if (profile) {
+        BridgeProfile& p = r->profile;
+        const int64_t* j = call.javaStamps;
+        p.batches++;
+        p.transactions += transaction_count;
+        p.before += called - start;
+        p.entry += j[0] - called;
+        p.read += j[1] - j[0];
+        p.engine += j[2] - j[1];
+        p.write += j[3] - j[2];
+        p.exit += returned - j[3];
+        p.after += end - returned;
+    }
     return FDBR_OK;
 }
 
@@ -71,3 +135,9 @@ static_assert(sizeof(fdbr_transaction) == 24, "fdbr_transaction layout is 24 byt
 static_assert(sizeof(fdbr_range) == 24, "fdbr_range layout is 24 bytes (docs/bridge-layout.md)");
 static_assert(offsetof(fdbr_range, begin_length) == 16, "fdbr_range layout (docs/bridge-layout.md)");
 static_assert(offsetof(fdbr_transaction, flags) == 16, "fdbr_transaction layout (docs/bridge-layout.md)");
+static_assert(offsetof(CallBlock, newOldestVersion) == 8 && offsetof(CallBlock, transactions) == 16 &&
+                  offsetof(CallBlock, ranges) == 24 && offsetof(CallBlock, output) == 32 &&
+                  offsetof(CallBlock, outputCapacity) == 40 && offsetof(CallBlock, transactionCount) == 48 &&
+                  offsetof(CallBlock, rangeCount) == 52 && offsetof(CallBlock, profile) == 56 &&
+                  offsetof(CallBlock, javaStamps) == 64 && sizeof(CallBlock) == 96,
+              "the call block's layout is NativeResolver.CALL_* (docs/bridge-layout.md)");

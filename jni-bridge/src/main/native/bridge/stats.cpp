@@ -4,6 +4,8 @@
 #include "bridge.h"
 
 #include <algorithm>
+#include <cinttypes>
+#include <cstdio>
 #include <cstddef>
 #include <cstring>
 
@@ -19,6 +21,25 @@ struct StatsBlock {
     fdbr_memory memory;
 };
 
+/**
+ * With -Dfdbresolver.bridge.profile=true, the pieces of fdbr_resolve's time since the last statistics call, per
+ * batch, on stderr, and starts over: a benchmark's counters call at the end of its warm-up and at its end bound the
+ * timed part (docs/fdb-integration.md, "What the bridge costs per batch"). The stamps themselves (four
+ * CLOCK_MONOTONIC reads a side) are in the figures.
+ */
+void printProfile(fdbr_resolver* r) {
+    BridgeProfile& p = r->profile;
+    if (p.batches > 0) {
+        double n = double(p.batches);
+        std::fprintf(stderr,
+                     "fdbresolver-bridge-profile: batches %" PRId64 " transactions %" PRId64
+                     " ns/batch: before %.0f entry %.0f read %.0f engine %.0f write %.0f exit %.0f after %.0f\n",
+                     p.batches, p.transactions, p.before / n, p.entry / n, p.read / n, p.engine / n, p.write / n,
+                     p.exit / n, p.after / n);
+    }
+    p = BridgeProfile{};
+}
+
 fdbr_status readStats(fdbr_resolver* r, StatsBlock* block, const char* what) {
     std::lock_guard<std::mutex> lock(r->mutex);
     JNIEnv* env = nullptr;
@@ -33,6 +54,7 @@ fdbr_status readStats(fdbr_resolver* r, StatsBlock* block, const char* what) {
     if (status == FDBR_OK) {
         block->stats.resolve_nanos = r->resolveNanos;
     }
+    printProfile(r);
     return status;
 }
 

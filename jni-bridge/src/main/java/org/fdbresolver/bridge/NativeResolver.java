@@ -67,10 +67,34 @@ public final class NativeResolver {
     static final int MEMORY_WARNINGS_PENDING = 288;
     static final int STATS_BYTES = MEMORY_WARNINGS_PENDING + 8;
 
+    /**
+     * The call block (bridge.h's {@code CallBlock}, docs/bridge-layout.md): one per resolver, laid out once in native
+     * memory, whose address {@link #bind} gets once; the native side writes a batch's arguments there and calls
+     * {@link #resolveBound} with none.
+     */
+    static final int CALL_NOW = 0;
+    static final int CALL_NEW_OLDEST_VERSION = 8;
+    static final int CALL_TRANSACTIONS = 16;
+    static final int CALL_RANGES = 24;
+    static final int CALL_OUTPUT = 32;
+    static final int CALL_OUTPUT_CAPACITY = 40;
+    static final int CALL_TRANSACTION_COUNT = 48;
+    static final int CALL_RANGE_COUNT = 52;
+    static final int CALL_PROFILE = 56;
+    static final int CALL_STAMPS = 64;
+    static final int CALL_BYTES = 96;
+
+    /**
+     * {@code -Dfdbresolver.bridge.profile=true}: each batch stamps {@link System#nanoTime} four times into the call
+     * block so that the native side can split its time (stats.cpp prints it). A constant: off, the JIT drops it.
+     */
+    static final boolean PROFILE = Boolean.getBoolean("fdbresolver.bridge.profile");
+
     /** Warnings kept per resolver until the host takes them (older ones are dropped and counted). */
     static final int MAX_WARNINGS = 32;
 
     private static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED;
+    private static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED;
 
     private final ConflictSet conflictSet;
     private final ConflictBatch batch;
@@ -83,6 +107,13 @@ public final class NativeResolver {
     private long batchesResolved;
     private long engineNanos;
     private long lastEngineNanos;
+    /** The call block ({@link #bind}), and the message buffer an error of a batch is written into. */
+    private MemorySegment call = MemorySegment.NULL;
+    private long messageAddress;
+    private int messageCapacity;
+    /** The thread of the last batch and its warning slot ({@link WarningCapture#slot}), kept while it stays. */
+    private Thread slotThread;
+    private Object[] warningSlot;
     /** Records every batch decided ({@code capture=PATH}), or null. */
     private Capture capture;
     /** Set by {@link #close}: warnings from then on go to the next resolver opened. */
@@ -231,22 +262,62 @@ public final class NativeResolver {
         return n;
     }
 
-    /** Resolves one batch; see {@link NativeBatch} for the memory it reads and writes. */
+    /**
+     * Takes the resolver's call block and message buffer, once, before its first batch: every batch after is one
+     * call without arguments ({@link #resolveBound}).
+     */
+    int bind(long callAddress, long messageAddress, int messageCapacity) {
+        try {
+            call = MemorySegment.ofAddress(callAddress).reinterpret(CALL_BYTES);
+            call.set(I32, CALL_PROFILE, PROFILE ? 1 : 0);
+            this.messageAddress = messageAddress;
+            this.messageCapacity = messageCapacity;
+            return OK;
+        } catch (Throwable e) {
+            writeMessage(describe(e), messageAddress, messageCapacity);
+            return ENGINE_ERROR;
+        }
+    }
+
+    /** Resolves the batch the call block describes ({@link #bind}); see {@link NativeBatch} for its memory. */
+    int resolveBound() {
+        MemorySegment c = call;
+        if (PROFILE) {
+            c.set(I64, CALL_STAMPS, System.nanoTime());
+        }
+        return resolve(c.get(I64, CALL_NOW), c.get(I64, CALL_NEW_OLDEST_VERSION), c.get(I64, CALL_TRANSACTIONS),
+                c.get(I32, CALL_TRANSACTION_COUNT), c.get(I64, CALL_RANGES), c.get(I32, CALL_RANGE_COUNT),
+                c.get(I64, CALL_OUTPUT), c.get(I64, CALL_OUTPUT_CAPACITY), messageAddress, messageCapacity);
+    }
+
+    /**
+     * Resolves one batch; see {@link NativeBatch} for the memory it reads and writes. The native side calls
+     * {@link #resolveBound}; this form, with the arguments, stays for a library of an earlier build.
+     */
     int resolve(long now, long newOldestVersion, long txnAddress, int transactionCount, long rangeAddress,
                 int rangeCount, long outAddress, long outCapacity, long messageAddress, int messageCapacity) {
-        WarningCapture.current(this);
+        Object[] warningsTo = warningSlot();
+        warningsTo[0] = this;
         try {
             layout.read(batch, txnAddress, transactionCount, rangeAddress, rangeCount, maxKeyBytes,
                     batchesResolved, now);
-            long start = System.nanoTime();
+            if (PROFILE) {
+                stamp(1);
+            }
             BatchResult result = batch.detectConflicts(now, newOldestVersion);
-            long nanos = System.nanoTime() - start;
+            if (PROFILE) {
+                stamp(2);
+            }
+            long nanos = conflictSet.lastBatchNanos();
             layout.write(result, outAddress, outCapacity, nanos);
             engineNanos += nanos;
             lastEngineNanos = nanos;
             batchesResolved++;
             if (capture != null) {
                 capture.record(batch, result, now, newOldestVersion); // never throws: a failing capture stops itself
+            }
+            if (PROFILE) {
+                stamp(3);
             }
             return OK;
         } catch (InvalidBatchException e) {
@@ -259,7 +330,23 @@ public final class NativeResolver {
             writeMessage(describe(e), messageAddress, messageCapacity);
             return ENGINE_ERROR;
         } finally {
-            WarningCapture.current(null);
+            warningsTo[0] = null;
+        }
+    }
+
+    /** This thread's warning slot, looked up only when the host calls from another thread than the last batch's. */
+    private Object[] warningSlot() {
+        Thread thread = Thread.currentThread();
+        if (thread != slotThread) {
+            warningSlot = WarningCapture.slot();
+            slotThread = thread;
+        }
+        return warningSlot;
+    }
+
+    private void stamp(int i) {
+        if (call.byteSize() >= CALL_BYTES) {
+            call.set(I64, CALL_STAMPS + 8L * i, System.nanoTime());
         }
     }
 

@@ -39,6 +39,14 @@ final class WarningCapture extends Handler {
         TARGET.get()[0] = resolver;
     }
 
+    /**
+     * This thread's slot: warnings raised on it go to the resolver in {@code slot[0]} (null: to the JVM's log). For a
+     * caller that keeps it while the thread stays the same, to skip the thread-local look-up per batch.
+     */
+    static Object[] slot() {
+        return TARGET.get();
+    }
+
     /** Collects the warnings of an open until the resolver exists. */
     static Scope begin() {
         Scope scope = new Scope();

@@ -106,6 +106,52 @@ class ReplayCommandLineTest {
                 "error: --warmup 5000 leaves no batch to time: " + trace() + " has 316 batches");
     }
 
+    /**
+     * --cycles N replays the trace N times, every version shifted past the last cycle's (so no batch is refused for
+     * going back in time), and counts, hashes and warms up across the cycles; one cycle is the plain replay.
+     */
+    @Test
+    void cyclesReplayTheTraceWithShiftedVersions() throws Exception {
+        NativeProgram.Run once = replay(trace().toString());
+        NativeProgram.Run plain = replay(trace().toString(), "--cycles", "1");
+        NativeProgram.Run thrice = replay(trace().toString(), "--cycles", "3", "--warmup", "316");
+        for (NativeProgram.Run run : List.of(once, plain, thrice)) {
+            assertEquals(0, run.exitCode(), run.all());
+        }
+        assertEquals(once.values().get("decision-hash"), plain.values().get("decision-hash"));
+        assertEquals("316", once.values().get("batches"));
+        assertEquals("948", thrice.values().get("batches"), thrice.stdout());
+        long transactions = Long.parseLong(once.values().get("transactions"));
+        assertEquals(3 * transactions, Long.parseLong(thrice.values().get("transactions")));
+        long decided = 0;
+        for (String kind : List.of("commit", "conflict", "too-old")) {
+            decided += Long.parseLong(thrice.values().get(kind));
+        }
+        assertEquals(3 * transactions, decided);
+        assertOneError(replay(trace().toString(), "--cycles", "0"), "error: --cycles: '0' is zero: wanted at least 1");
+    }
+
+    /**
+     * -Dfdbresolver.bridge.profile=true: each statistics call prints the pieces of the batches since the last, so the
+     * driver's calls at the end of its warm-up and at its end print the warm-up's and the timed part's; off, nothing.
+     */
+    @Test
+    void theBridgeProfileSplitsTheWarmUpFromTheTimedBatches() throws Exception {
+        NativeProgram.Run run = replay(trace().toString(), "--warmup", "16", "--jvm-option",
+                "-Dfdbresolver.bridge.profile=true");
+        assertEquals(0, run.exitCode(), run.all());
+        List<String> profile = run.stderrLines().stream().filter(l -> l.startsWith("fdbresolver-bridge-profile:")).toList();
+        assertEquals(2, profile.size(), run.all());
+        String pieces = " ns/batch: before \\d+ entry \\d+ read \\d+ engine \\d+ write \\d+ exit \\d+ after \\d+";
+        assertTrue(profile.get(0).matches("fdbresolver-bridge-profile: batches 16 transactions \\d+" + pieces), profile.get(0));
+        assertTrue(profile.get(1).matches("fdbresolver-bridge-profile: batches 300 transactions "
+                + (Long.parseLong(run.values().get("transactions")) - Long.parseLong(profile.get(0).split(" ")[4]))
+                + pieces), profile.get(1));
+        NativeProgram.Run off = replay(trace().toString(), "--warmup", "16");
+        assertEquals(0, off.exitCode(), off.all());
+        assertTrue(off.stderrLines().stream().noneMatch(l -> l.contains("bridge-profile")), off.all());
+    }
+
     @Test
     void helpListsEveryOption() throws Exception {
         for (String help : List.of("--help", "-h")) {
@@ -113,7 +159,7 @@ class ReplayCommandLineTest {
             assertEquals(0, run.exitCode(), run.all());
             assertEquals("", run.stderr());
             for (String option : List.of("--engine NAME", "--budget BYTES", "--engine-option NAME=VALUE",
-                    "--warmup N", "--class-path CP", "--jvm-option OPT", "-h, --help")) {
+                    "--warmup N", "--cycles N", "--class-path CP", "--jvm-option OPT", "-h, --help")) {
                 assertTrue(run.stdout().contains("  " + option), option + " missing from --help:\n" + run.stdout());
             }
             assertTrue(run.stdout().startsWith("usage: fdbresolver-replay TRACE"), run.stdout());
@@ -124,7 +170,7 @@ class ReplayCommandLineTest {
     @Test
     void everyListedOptionIsAccepted() throws Exception {
         NativeProgram.Run run = replay(trace().toString(), "--engine", "tree", "--budget", "64m",
-                "--engine-option", "nodeBytes=256", "--warmup", "1", "--class-path", NativeProgram.engineClassPath(),
+                "--engine-option", "nodeBytes=256", "--warmup", "1", "--cycles", "1", "--class-path", NativeProgram.engineClassPath(),
                 "--jvm-option", "-Xss2m");
         assertEquals(0, run.exitCode(), run.all());
         assertEquals("tree", run.values().get("engine"));

@@ -149,6 +149,14 @@ public final class ConflictSet implements AutoCloseable {
         }
     }
 
+    /**
+     * The last batch's time in {@link #detectConflicts} (validation, engine, counting) in nanoseconds, 0 before the
+     * first: what {@code stats().lastBatch().nanos()} says, without allocating (the JNI bridge reads it per batch).
+     */
+    public long lastBatchNanos() {
+        return lastNanos;
+    }
+
     /** Forgets the history; reads older than {@code version} are TOO_OLD from now on. */
     public void clear(long version) {
         engine.clear(version);
