@@ -207,7 +207,7 @@ final class PartitionedApply implements BatchWorkers.Task {
         this.endpointSlot = slot;
         this.routeNewKeyBytes = newKeyBytes;
         this.routeVersion = v;
-        this.routeSlices = workers == null ? 1 : (int) Math.max(1, Math.min(routers.length, m / writesPerPart));
+        this.routeSlices = workers == null ? 1 : Math.max(1, Math.min(routers.length, m / writesPerPart));
         this.writeCount = m;
         if (keyKind.length < m) {
             keyKind = new byte[Math.max(m, keyKind.length * 2)];
@@ -314,7 +314,7 @@ final class PartitionedApply implements BatchWorkers.Task {
      * write and no leaf parent is shared by two partitions).
      */
     private void cut(int m) {
-        int wanted = workers == null ? 1 : (int) Math.min(parts.length, Math.max(1, m / writesPerPart));
+        int wanted = workers == null ? 1 : Math.min(parts.length, Math.max(1, m / writesPerPart));
         if (partStart.length < wanted + 1) {
             partStart = new int[wanted + 1];
         }

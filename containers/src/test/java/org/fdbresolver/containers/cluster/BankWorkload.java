@@ -286,7 +286,7 @@ final class BankWorkload {
     /** Reads every balance and transfer record and checks them against each other and the clients' counts. */
     Audit audit() {
         List<KeyValue>[] read = db.read(tr -> {
-            @SuppressWarnings("unchecked")
+            @SuppressWarnings({"unchecked", "rawtypes"})
             List<KeyValue>[] both = new List[] {tr.getRange(accounts.range()).asList().join(), tr.getRange(transfers.range()).asList().join()};
             return both;
         });

@@ -85,7 +85,7 @@ public final class Main {
         boolean verbose = Arrays.asList(args).contains("--verbose");
         PrintWriter outWriter = new PrintWriter(out, true, StandardCharsets.UTF_8);
         PrintWriter errWriter = new PrintWriter(err, true, StandardCharsets.UTF_8);
-        try (EngineWarnings warnings = new EngineWarnings(err, progress == Progress.Mode.BAR)) {
+        try (EngineWarnings _ = new EngineWarnings(err, progress == Progress.Mode.BAR)) {
             CommandLine commandLine = commandLine(new CommandContext(out, err, progress));
             commandLine.setOut(outWriter);
             commandLine.setErr(errWriter);

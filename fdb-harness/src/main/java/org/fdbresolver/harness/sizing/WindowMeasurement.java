@@ -133,7 +133,7 @@ public final class WindowMeasurement {
             fdbBy = "model: FoundationDB's skip list replayed node for node in Java (no comparator built)";
         } else {
             NativeMeter meter = new NativeMeter(comparator, trace, (int) Math.max(1, u.batches / 500));
-            try (Phase p = phases.start("FoundationDB's skip list")) {
+            try (Phase _ = phases.start("FoundationDB's skip list")) {
                 fdbPeak = meter.peakBytes(window);
             }
             fdbByWindow = null;
