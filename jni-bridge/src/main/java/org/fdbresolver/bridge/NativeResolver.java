@@ -4,6 +4,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.fdbresolver.api.BatchFigures;
 import org.fdbresolver.api.BatchResult;
 import org.fdbresolver.api.ConflictBatch;
@@ -135,6 +136,15 @@ public final class NativeResolver {
     }
 
     /**
+     * Synthetic batches the first open of engine {@code tree} runs through throwaway engines before the real one:
+     * measured on 200 batches of three transactions right after the JVM starts, the median batch 0.17 ms cold and
+     * 0.017–0.024 ms after 2,000 (the slowest 7–13 ms cold, 0.9–3.6 ms after), for 0.6–1.5 s more at the open on
+     * this loaded 2-core machine (docs/fdb-integration.md, "Threads and time").
+     */
+    static final int FIRST_OPEN_WARM_UP_BATCHES = 2_000;
+    private static final AtomicBoolean ENGINE_WARMED = new AtomicBoolean();
+
+    /**
      * Opens a conflict set. {@code engine} null, {@code memoryBudgetBytes <= 0} and {@code maxKeyBytes <= 0}
      * mean the defaults; {@code options} (engine options) and {@code settings} (the bridge's own:
      * {@link BridgeSettings}) are "name=value" lines joined by '\n' (or null). Refused when its history cannot
@@ -142,15 +152,6 @@ public final class NativeResolver {
      *
      * @return the resolver, or null with the status at {@code statusAddress} and the message written
      */
-    /**
-     * Synthetic batches the first open of engine {@code tree} runs through throwaway engines before the real one:
-     * measured on 200 batches of three transactions right after the JVM starts, the median batch 0.17 ms cold and
-     * 0.017–0.024 ms after 2,000 (the slowest 7–13 ms cold, 0.9–3.6 ms after), for 0.6–1.5 s more at the open on
-     * this loaded 2-core machine (docs/fdb-integration.md, "Threads and time").
-     */
-    static final int FIRST_OPEN_WARM_UP_BATCHES = 2_000;
-    private static final java.util.concurrent.atomic.AtomicBoolean ENGINE_WARMED = new java.util.concurrent.atomic.AtomicBoolean();
-
     static NativeResolver open(String engine, long memoryBudgetBytes, int maxKeyBytes, String options, String settings,
                                long statusAddress, long messageAddress, int messageCapacity) {
         MemorySegment status = MemorySegment.ofAddress(statusAddress).reinterpret(4);
