@@ -1,7 +1,6 @@
 package org.fdbresolver.tree;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
@@ -87,13 +86,7 @@ class SmallBatchPathTest {
                 for (int e = 1; e < sets.size(); e++) {
                     HistoryTree t = tree(sets.get(e));
                     String who = where + ", directSortEndpoints " + DIRECT_SORT[e];
-                    assertEquals(first.historyBytes(), t.historyBytes(), who + ": history bytes");
-                    assertEquals(first.leavesInUse(), t.leavesInUse(), who + ": leaves");
-                    assertEquals(first.innersInUse(), t.innersInUse(), who + ": inner nodes");
-                    assertEquals(first.keyBytesInUse(), t.keyBytesInUse(), who + ": key bytes");
-                    assertEquals(first.height(), t.height(), who + ": height");
-                    assertEquals(first.retainedVersion(), t.retainedVersion(), who + ": retained version");
-                    assertEquals(first.evictions(), t.evictions(), who + ": evictions");
+                    ThreadCountTest.assertSameFigures(first, t, who);
                     if (b % 50 == 0 || b == batches - 1) {
                         ThreadCountTest.assertSameEntries(first, t, who);
                     }

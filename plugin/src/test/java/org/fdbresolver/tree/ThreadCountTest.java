@@ -126,13 +126,7 @@ class ThreadCountTest {
                     }
                     assertTrue(t.historyBytes() <= budget, who + ": over the budget");
                     if (e > 0) {
-                        assertEquals(first.historyBytes(), t.historyBytes(), who + ": history bytes");
-                        assertEquals(first.leavesInUse(), t.leavesInUse(), who + ": leaves");
-                        assertEquals(first.innersInUse(), t.innersInUse(), who + ": inner nodes");
-                        assertEquals(first.keyBytesInUse(), t.keyBytesInUse(), who + ": key bytes");
-                        assertEquals(first.height(), t.height(), who + ": height");
-                        assertEquals(first.retainedVersion(), t.retainedVersion(), who + ": retained version");
-                        assertEquals(first.evictions(), t.evictions(), who + ": evictions");
+                        assertSameFigures(first, t, who);
                         assertEquals(first.boundaryRaises(), t.boundaryRaises(), who + ": raises ahead of need");
                         if (full) {
                             assertSameEntries(first, t, who);
@@ -171,6 +165,17 @@ class ThreadCountTest {
 
     private static HistoryTree tree(ConflictSet cs) {
         return ((TreeEngine) cs.engine()).tree();
+    }
+
+    /** The figures two trees that must be the same agree on: bytes, nodes, key bytes, height, boundary, evictions. */
+    static void assertSameFigures(HistoryTree first, HistoryTree t, String who) {
+        assertEquals(first.historyBytes(), t.historyBytes(), who + ": history bytes");
+        assertEquals(first.leavesInUse(), t.leavesInUse(), who + ": leaves");
+        assertEquals(first.innersInUse(), t.innersInUse(), who + ": inner nodes");
+        assertEquals(first.keyBytesInUse(), t.keyBytesInUse(), who + ": key bytes");
+        assertEquals(first.height(), t.height(), who + ": height");
+        assertEquals(first.retainedVersion(), t.retainedVersion(), who + ": retained version");
+        assertEquals(first.evictions(), t.evictions(), who + ": evictions");
     }
 
     static void assertSameEntries(HistoryTree expected, HistoryTree actual, String where) {
