@@ -27,6 +27,12 @@ final class BatchRouter {
     private int[] leafOut;
     private int[] parentOut;
     private int[] slotOut;
+    /**
+     * The keys re-encoded for a node with a prefix of its own ({@link InnerPrefixes}), at the same indices: a node
+     * writes only its own slice, and its parent no longer needs that slice once it is handed down.
+     */
+    private long[] localKp = new long[64];
+    private int[] localLen = new int[64];
 
     BatchRouter(NodeStore store, KeyLayout layout) {
         this.store = store;
@@ -114,7 +120,7 @@ final class BatchRouter {
     /** Routes the slice of keys below parent {@code p} (of {@link #routeToParents}) to their leaves. */
     void routeParent(int p) {
         int node = parentNode[p];
-        partition(node, 1, 0, store.innerCount(node) - 1, parentLo[p], parentHi[p]);
+        partitionNode(node, 1, parentLo[p], parentHi[p]);
     }
 
     /** Ends a {@link #routeToParents}: drops the reference to the caller's keys. */
@@ -132,6 +138,10 @@ final class BatchRouter {
         this.parentOut = parentOut;
         this.slotOut = slotOut;
         this.stopAtParents = stopAtParents;
+        if (localKp.length < kp.length) {
+            localKp = new long[kp.length];
+            localLen = new int[kp.length];
+        }
     }
 
     private void routeNode(int node, int level, int lo, int hi) {
@@ -156,7 +166,32 @@ final class BatchRouter {
             }
             return;
         }
-        partition(node, level, 0, store.innerCount(node) - 1, lo, hi);
+        partitionNode(node, level, lo, hi);
+    }
+
+    /** {@link #partition} over all of inner node {@code node}'s children, in the node's encoding. */
+    private void partitionNode(int node, int level, int lo, int hi) {
+        int skip = store.iSkip[node >>> CHUNK_SHIFT][node & CHUNK_MASK];
+        if (skip == 0) {
+            partition(node, level, 0, store.innerCount(node) - 1, lo, hi, kp, len, layout.skip());
+            return;
+        }
+        InnerPrefixes inner = layout.inner;
+        long[] q = localKp;
+        int[] ql = localLen;
+        int st = stride;
+        for (int i = lo; i < hi; i++) {
+            int x = i * st;
+            int l = len[x];
+            if (l >= 0) {
+                l = inner.localLength(node, skip, keys, off[x], l);
+                q[x] = InnerPrefixes.localInline(keys, off[x], l, skip);
+            } else {
+                q[x] = kp[x];
+            }
+            ql[x] = l;
+        }
+        partition(node, level, 0, store.innerCount(node) - 1, lo, hi, q, ql, skip);
     }
 
     /**
@@ -164,11 +199,11 @@ final class BatchRouter {
      * is searched key by key (partitioning then degenerates into the same binary search, at a higher
      * cost per step).
      */
-    private void partition(int node, int level, int a, int b, int lo, int hi) {
+    private void partition(int node, int level, int a, int b, int lo, int hi, long[] q, int[] ql, int skip) {
         while (true) {
             if (hi - lo <= 2 && a < b) {
                 for (int i = lo; i < hi; i++) {
-                    int slot = childOf(node, a, b, i);
+                    int slot = childOf(node, a, b, i, q, ql, skip);
                     raise(node, slot);
                     if (level == 1 && parentOut != null) {
                         parentOut[i * stride] = node;
@@ -190,11 +225,11 @@ final class BatchRouter {
                 return;
             }
             int m = (a + b + 1) >>> 1;
-            int k = firstAtOrAbove(node, m, lo, hi);
+            int k = firstAtOrAbove(node, m, lo, hi, q, ql, skip);
             // The smaller problem by recursion, the other by looping.
             if (k > lo) {
                 if (k < hi) {
-                    partition(node, level, a, m - 1, lo, k);
+                    partition(node, level, a, m - 1, lo, k, q, ql, skip);
                     a = m;
                     lo = k;
                 } else {
@@ -217,12 +252,12 @@ final class BatchRouter {
     }
 
     /** The child of {@code node} among {@code a..b} holding key {@code i}: the last whose separator is at or below it. */
-    private int childOf(int node, int a, int b, int i) {
+    private int childOf(int node, int a, int b, int i, long[] kps, int[] lens, int skip) {
         NodeStore s = store;
         long[] ik = s.iKey[node >>> CHUNK_SHIFT];
         int base = (node & CHUNK_MASK) * s.innerCap;
         int at = i * stride;
-        long q = kp[at];
+        long q = kps[at];
         // Branch-free steps (conditional moves): which way a probe goes is a coin toss to the branch predictor.
         int first = a + 1;
         int n = b - a;
@@ -230,7 +265,7 @@ final class BatchRouter {
             int half = n >>> 1;
             int mid = first + half;
             long sep = ik[base + mid];
-            boolean atOrAbove = q > sep || q == sep && layout.tail(keys, off[at], len[at], s.iRef[node >>> CHUNK_SHIFT][base + mid]) >= 0;
+            boolean atOrAbove = q > sep || q == sep && layout.tailAt(skip, keys, off[at], lens[at], s.iRef[node >>> CHUNK_SHIFT][base + mid]) >= 0;
             first = atOrAbove ? mid + 1 : first;
             n = atOrAbove ? n - half - 1 : half;
         }
@@ -238,18 +273,18 @@ final class BatchRouter {
     }
 
     /** The first key in {@code [lo, hi)} at or above separator {@code m} of {@code node} ({@code hi} if none). */
-    private int firstAtOrAbove(int node, int m, int lo, int hi) {
+    private int firstAtOrAbove(int node, int m, int lo, int hi, long[] kps, int[] lens, int skip) {
         NodeStore s = store;
         int at = (node & CHUNK_MASK) * s.innerCap + m;
         long sep = s.iKey[node >>> CHUNK_SHIFT][at];
         int ref = s.iRef[node >>> CHUNK_SHIFT][at];
-        long[] p = kp;
+        long[] p = kps;
         int st = stride;
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
             int x = mid * st;
             long q = p[x];
-            boolean atOrAbove = q > sep || q == sep && layout.tail(keys, off[x], len[x], ref) >= 0;
+            boolean atOrAbove = q > sep || q == sep && layout.tailAt(skip, keys, off[x], lens[x], ref) >= 0;
             hi = atOrAbove ? mid : hi;
             lo = atOrAbove ? lo : mid + 1;
         }

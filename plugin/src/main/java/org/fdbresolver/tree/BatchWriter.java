@@ -282,7 +282,7 @@ final class BatchWriter {
                 int slot = pathIdx[level] + 1;
                 if (slot < s.innerCount(node)) {
                     int at = (node & CHUNK_MASK) * s.innerCap + slot;
-                    fenceKey = s.iKey[node >>> CHUNK_SHIFT][at];
+                    fenceKey = layout.inner.globalOf(node, slot);
                     fenceRef = s.iRef[node >>> CHUNK_SHIFT][at];
                     fenced = true;
                     break;
@@ -577,8 +577,7 @@ final class BatchWriter {
                     s.iMax[pc][pb + slot + 1] = rightMax;
                     s.releaseRef(s.iRef[pc][pb + slot + 1]);
                     writer.separatorBetween(leaf, right);
-                    s.iKey[pc][pb + slot + 1] = writer.sepKeyOut;
-                    s.iRef[pc][pb + slot + 1] = writer.sepRefOut;
+                    layout.inner.replace(parent, slot + 1, writer.sepKeyOut, writer.sepRefOut);
                     raiseAncestors(height - 1, v);
                     return;
                 }

@@ -415,10 +415,8 @@ final class BatchedReadPath {
         int eo = reads.endOffset(sliceStart + r);
         int el = eLen[r];
         int sr = snap[r];
-        long[] ik = s.iKey[pc];
         for (int slot = slotOf[r] + 1; slot < count; slot++) {
-            long p = ik[pb + slot];
-            if (p > e || (p == e && layout.tail(keys, eo, el, s.iRef[pc][pb + slot]) <= 0)) {
+            if (layout.inner.compare(parent, slot, e, keys, eo, el) <= 0) {
                 return false;
             }
             if (s.iMax[pc][pb + slot] <= sr) {

@@ -196,6 +196,21 @@ public final class HistoryTree implements History {
         return store.leavesInUse;
     }
 
+    /** Inner nodes with a prefix of their own ({@link InnerPrefixes}); a walk of the tree, for tests. */
+    int localInnerNodes() {
+        return store.height == 0 ? 0 : countLocal(store.root, store.height);
+    }
+
+    private int countLocal(int h, int level) {
+        int n = layout.inner.localSkip(h) != 0 ? 1 : 0;
+        if (level > 1) {
+            for (int i = 0, count = store.innerCount(h); i < count; i++) {
+                n += countLocal(store.child(h, i), level - 1);
+            }
+        }
+        return n;
+    }
+
     public int innersInUse() {
         return store.innersInUse;
     }

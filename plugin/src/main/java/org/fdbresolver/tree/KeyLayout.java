@@ -53,10 +53,14 @@ final class KeyLayout {
     /** Key buffers start this long and grow to the longest key they meet (keys have no length limit). */
     static final int INITIAL_KEY_BUFFER = 256;
 
+    /** Inner nodes' own prefixes (stateless but for the store: shared by every thread). */
+    final InnerPrefixes inner;
+
     KeyLayout(NodeStore store) {
         this.store = store;
         this.arena = store.arena;
         this.shared = new byte[INITIAL_KEY_BUFFER];
+        this.inner = new InnerPrefixes(store, this);
     }
 
     /**
@@ -155,8 +159,10 @@ final class KeyLayout {
         int c = h >>> CHUNK_SHIFT;
         int b = (h & CHUNK_MASK) * s.innerCap;
         int n = s.iCount[c][h & CHUNK_MASK];
+        // A node with a prefix of its own (InnerPrefixes) keeps its longs: its prefix is longer than either.
+        boolean global = s.iSkip[c][h & CHUNK_MASK] == 0;
         for (int i = 0; i < n; i++) {
-            if (i > 0) {
+            if (i > 0 && global) {
                 scratch = fit(scratch, s.iRef[c][b + i]);
                 int len = materialize(s.iKey[c][b + i], s.iRef[c][b + i], scratch);
                 s.iKey[c][b + i] = KeyRefs.prefix(scratch, newSkip, len - newSkip);
@@ -193,6 +199,14 @@ final class KeyLayout {
 
     /** Compares a search key with a stored key whose inline long is equal to the search key's. */
     int tail(byte[] key, int off, int len, int ref) {
+        if (len < 0) {
+            return len == BELOW ? -1 : 1;
+        }
+        return KeyRefs.compareTail(key, off, len, ref, arena, skip);
+    }
+
+    /** {@link #tail} in a node whose longs skip {@code skip} bytes ({@link InnerPrefixes}). */
+    int tailAt(int skip, byte[] key, int off, int len, int ref) {
         if (len < 0) {
             return len == BELOW ? -1 : 1;
         }

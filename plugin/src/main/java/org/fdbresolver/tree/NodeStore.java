@@ -22,10 +22,11 @@ import java.util.Arrays;
  * int ({@code iRef}) — slot 0's separator is unused: it routes everything below slot 1's —, child
  * handle ({@code iChild}), child's max version ({@code iMax}, an upper bound of every version in the
  * child's subtree).</li>
- * <li>Inner header ({@value #INNER_HEADER_BYTES} bytes, {@code iCount}): count.</li>
+ * <li>Inner header ({@value #INNER_HEADER_BYTES} bytes): count ({@code iCount}) and the node's own prefix length
+ * ({@code iSkip}, {@link InnerPrefixes}: 0 when its separators' longs follow the tree's shared prefix).</li>
  * </ul>
  * A leaf or inner block counts {@code nodeBytes} towards {@link #historyBytes()}; capacities are what
- * fits ({@code (nodeBytes - 16) / 16} entries, {@code (nodeBytes - 4) / 20} children). Pools never grow
+ * fits ({@code (nodeBytes - 16) / 16} entries, {@code (nodeBytes - 8) / 20} children). Pools never grow
  * past {@code budget / nodeBytes} nodes each.
  */
 final class NodeStore {
@@ -39,7 +40,7 @@ final class NodeStore {
     static final int H_NEXT = 1;
     static final int H_PREV = 2;
     static final int H_MAX = 3;
-    static final int INNER_HEADER_BYTES = 4;
+    static final int INNER_HEADER_BYTES = 8;
     static final int INNER_SLOT_BYTES = 20;
     static final int CHUNK_SHIFT = 6;
     static final int CHUNK_NODES = 1 << CHUNK_SHIFT;
@@ -75,6 +76,8 @@ final class NodeStore {
     int[][] iChild = new int[0][];
     int[][] iMax = new int[0][];
     int[][] iCount = new int[0][];
+    /** Per inner node: the length of the prefix its separators' longs skip, or 0: the tree's ({@link InnerPrefixes}). */
+    int[][] iSkip = new int[0][];
     private int innerHighWater;
     private int innerFree = NIL;
     int innersInUse;
@@ -95,7 +98,7 @@ final class NodeStore {
         this.leafChunkBytes = CHUNK_NODES * (long) leafCap * (Long.BYTES + 2 * Integer.BYTES)
                 + CHUNK_NODES * (long) LEAF_HEADER_INTS * Integer.BYTES + 4 * Reservation.ARRAY_HEADER_BYTES;
         this.innerChunkBytes = CHUNK_NODES * (long) innerCap * (Long.BYTES + 3 * Integer.BYTES)
-                + CHUNK_NODES * (long) Integer.BYTES + 5 * Reservation.ARRAY_HEADER_BYTES;
+                + CHUNK_NODES * (long) INNER_HEADER_BYTES + 6 * Reservation.ARRAY_HEADER_BYTES;
         this.arena = new KeyArena(keyBlockBytes, reservation);
         this.root = allocLeaf();
     }
@@ -148,6 +151,7 @@ final class NodeStore {
         iChild = new int[0][];
         iMax = new int[0][];
         iCount = new int[0][];
+        iSkip = new int[0][];
         innerHighWater = 0;
         innerFree = NIL;
         innersInUse = 0;
@@ -245,6 +249,7 @@ final class NodeStore {
                 iChild = Arrays.copyOf(iChild, n);
                 iMax = Arrays.copyOf(iMax, n);
                 iCount = Arrays.copyOf(iCount, n);
+                iSkip = Arrays.copyOf(iSkip, n);
             }
             if (iKey[c] == null) {
                 reservation.take(innerChunkBytes);
@@ -253,9 +258,11 @@ final class NodeStore {
                 iChild[c] = new int[CHUNK_NODES * innerCap];
                 iMax[c] = new int[CHUNK_NODES * innerCap];
                 iCount[c] = new int[CHUNK_NODES];
+                iSkip[c] = new int[CHUNK_NODES];
             }
         }
         iCount[h >>> CHUNK_SHIFT][h & CHUNK_MASK] = 0;
+        iSkip[h >>> CHUNK_SHIFT][h & CHUNK_MASK] = 0;
         innersInUse++;
         return h;
     }
@@ -397,6 +404,9 @@ final class NodeStore {
         System.arraycopy(iMax[c], base + i + 1, iMax[c], base + i, move);
         n--;
         iCount[c][h & CHUNK_MASK] = n;
+        if (n < 2) {
+            iSkip[c][h & CHUNK_MASK] = 0; // no separator left to have a prefix (InnerPrefixes)
+        }
         if (i == 0 && n > 0) {
             // Slot 0's separator is never used: free the one that moved there.
             releaseRef(iRef[c][base]);

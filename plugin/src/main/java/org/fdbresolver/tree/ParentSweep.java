@@ -399,6 +399,9 @@ final class ParentSweep implements BatchWorkers.Task {
             System.arraycopy(s.iMax[c], base + i + 1, s.iMax[c], base + i, move);
             n--;
             s.iCount[c][h & CHUNK_MASK] = n;
+            if (n < 2) {
+                s.iSkip[c][h & CHUNK_MASK] = 0; // no separator left to have a prefix (InnerPrefixes)
+            }
             if (i == 0 && n > 0) {
                 release(s.iRef[c][base]);
                 s.iRef[c][base] = KeyRefs.EMPTY;

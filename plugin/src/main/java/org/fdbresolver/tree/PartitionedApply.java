@@ -367,8 +367,7 @@ final class PartitionedApply implements BatchWorkers.Task {
                 int parent = pw.updateParent[i];
                 int at = (parent & CHUNK_MASK) * s.innerCap + pw.updateSlot[i];
                 int c = parent >>> CHUNK_SHIFT;
-                s.iKey[c][at] = pw.updateKey[i];
-                s.iRef[c][at] = pw.updateRef[i];
+                layout.inner.replace(parent, pw.updateSlot[i], pw.updateKey[i], pw.updateRef[i]);
                 s.iMax[c][at] = Math.max(s.iMax[c][at], s.leafMax(pw.updateLeaf[i]));
                 siblingsUpdated++;
             }
@@ -464,7 +463,8 @@ final class PartitionedApply implements BatchWorkers.Task {
         int o = 0;
         int a = from;
         for (int i = 0; i < count; i++) {
-            mergedKey[o] = s.iKey[c][base + i];
+            // Merged in the tree's encoding; each node written takes its own prefix after (writeSlots).
+            mergedKey[o] = i == 0 ? s.iKey[c][base] : layout.inner.globalOf(node, i);
             mergedRef[o] = s.iRef[c][base + i];
             mergedChild[o] = s.iChild[c][base + i];
             mergedMax[o] = s.iMax[c][base + i];
@@ -538,6 +538,8 @@ final class PartitionedApply implements BatchWorkers.Task {
         System.arraycopy(mergedChild, from, s.iChild[c], base, n);
         System.arraycopy(mergedMax, from, s.iMax[c], base, n);
         s.setInnerCount(node, n);
+        s.iSkip[c][node & CHUNK_MASK] = 0;
+        layout.inner.tighten(node);
     }
 
     /** The inner node whose child is {@code node}, found by a descent for a key inside node's range. */

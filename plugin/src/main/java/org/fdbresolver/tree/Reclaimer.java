@@ -315,13 +315,19 @@ final class Reclaimer {
         int rb = (right & CHUNK_MASK) * innerCap;
         int ln = s.innerCount(left);
         int rn = s.innerCount(right);
+        // Copied in the tree's encoding; the merged node takes its own prefix after.
+        InnerPrefixes inner = layout.inner;
+        inner.flatten(left);
+        inner.flatten(right);
+        long down = inner.globalOf(parent, i);
         System.arraycopy(s.iKey[rc], rb, s.iKey[lc], lb + ln, rn);
         System.arraycopy(s.iRef[rc], rb, s.iRef[lc], lb + ln, rn);
         System.arraycopy(s.iChild[rc], rb, s.iChild[lc], lb + ln, rn);
         System.arraycopy(s.iMax[rc], rb, s.iMax[lc], lb + ln, rn);
-        s.iKey[lc][lb + ln] = s.iKey[pc][pb + i];
+        s.iKey[lc][lb + ln] = down;
         s.iRef[lc][lb + ln] = s.iRef[pc][pb + i];
         s.setInnerCount(left, ln + rn);
+        inner.tighten(left);
         s.iMax[pc][pb + i - 1] = Math.max(s.iMax[pc][pb + i - 1], s.iMax[pc][pb + i]);
         // The separator now belongs to the merged node: remove the slot without freeing it.
         s.iRef[pc][pb + i] = KeyRefs.EMPTY;

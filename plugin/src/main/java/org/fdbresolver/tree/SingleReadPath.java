@@ -117,11 +117,8 @@ final class SingleReadPath {
                 level--;
                 continue;
             }
-            if (slot > 0) {
-                long p = st.iKey[nc][nb + slot];
-                if (p > ep || (p == ep && layout.tail(keys, eOff, eLen, st.iRef[nc][nb + slot]) <= 0)) {
-                    return false;
-                }
+            if (slot > 0 && layout.inner.compare(node, slot, ep, keys, eOff, eLen) <= 0) {
+                return false;
             }
             pathIdx[level] = slot;
             if (st.iMax[nc][nb + slot] <= s) {

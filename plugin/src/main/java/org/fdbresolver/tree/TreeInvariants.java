@@ -154,9 +154,14 @@ final class TreeInvariants {
         if (n == 0 || (h == s.root && n < 2)) {
             throw new AssertionError("inner " + h + " has " + n + " children");
         }
+        String encoding = layout.inner.violation(h);
+        if (encoding != null) {
+            throw new AssertionError(encoding);
+        }
         for (int i = 0; i < n; i++) {
-            byte[] clo = i == 0 ? lo : keyOf(s.iKey[c][b + i], s.iRef[c][b + i]);
-            byte[] chi = i + 1 < n ? keyOf(s.iKey[c][b + i + 1], s.iRef[c][b + i + 1]) : hi;
+            // A node with a prefix of its own is checked above; its keys here in the tree's encoding.
+            byte[] clo = i == 0 ? lo : keyOf(layout.inner.globalOf(h, i), s.iRef[c][b + i]);
+            byte[] chi = i + 1 < n ? keyOf(layout.inner.globalOf(h, i + 1), s.iRef[c][b + i + 1]) : hi;
             if (i > 0 && lo != null && Arrays.compareUnsigned(clo, lo) < 0) {
                 throw new AssertionError("inner " + h + " separator below its lower bound");
             }

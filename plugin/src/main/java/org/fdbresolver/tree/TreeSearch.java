@@ -28,6 +28,14 @@ final class TreeSearch {
         long[] keys = s.iKey[h >>> CHUNK_SHIFT];
         int[] refs = s.iRef[h >>> CHUNK_SHIFT];
         int base = (h & CHUNK_MASK) * s.innerCap;
+        int skip = s.iSkip[h >>> CHUNK_SHIFT][h & CHUNK_MASK];
+        if (skip == 0) {
+            skip = layout.skip();
+        } else if (len >= 0) {
+            // A node with a prefix of its own: the key in its encoding (InnerPrefixes).
+            len = layout.inner.localLength(h, skip, key, off, len);
+            kp = InnerPrefixes.localInline(key, off, len, skip);
+        }
         // Branch-free steps (conditional moves): which way a probe goes is a coin toss to the branch predictor.
         int first = 1;
         int n = s.iCount[h >>> CHUNK_SHIFT][h & CHUNK_MASK] - 1;
@@ -35,7 +43,7 @@ final class TreeSearch {
             int half = n >>> 1;
             int mid = first + half;
             long p = keys[base + mid];
-            boolean atOrAbove = kp > p || kp == p && layout.tail(key, off, len, refs[base + mid]) >= 0;
+            boolean atOrAbove = kp > p || kp == p && layout.tailAt(skip, key, off, len, refs[base + mid]) >= 0;
             first = atOrAbove ? mid + 1 : first;
             n = atOrAbove ? n - half - 1 : half;
         }

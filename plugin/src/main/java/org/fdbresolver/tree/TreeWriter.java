@@ -255,9 +255,11 @@ final class TreeWriter {
         int rc = right >>> CHUNK_SHIFT;
         int lb = (left & CHUNK_MASK) * innerCap;
         int rb = (right & CHUNK_MASK) * innerCap;
-        // Slot mid's separator moves up; it becomes the right node's (unused) slot-0 separator.
-        long upKey = s.iKey[lc][lb + mid];
+        // Slot mid's separator moves up; it becomes the right node's (unused) slot-0 separator. Both halves keep
+        // the left's encoding for the copy, then take the prefix of their own separators.
+        long upKey = layout.inner.globalOf(left, mid);
         int upRef = s.iRef[lc][lb + mid];
+        s.iSkip[rc][right & CHUNK_MASK] = s.iSkip[lc][left & CHUNK_MASK];
         System.arraycopy(s.iKey[lc], lb + mid, s.iKey[rc], rb, n - mid);
         System.arraycopy(s.iRef[lc], lb + mid, s.iRef[rc], rb, n - mid);
         System.arraycopy(s.iChild[lc], lb + mid, s.iChild[rc], rb, n - mid);
@@ -266,7 +268,9 @@ final class TreeWriter {
         s.iKey[rc][rb] = 0;
         s.setInnerCount(left, mid);
         s.setInnerCount(right, n - mid);
-        s.insertInnerSlot(parent, slot + 1, upKey, upRef, right, s.maxOfInner(right));
+        layout.inner.tighten(left);
+        layout.inner.tighten(right);
+        layout.inner.insert(parent, slot + 1, upKey, upRef, right, s.maxOfInner(right));
         s.iMax[parent >>> CHUNK_SHIFT][(parent & CHUNK_MASK) * innerCap + slot] = s.maxOfInner(left);
     }
 
@@ -293,10 +297,7 @@ final class TreeWriter {
                 goRight = i > mid;
             } else {
                 // Between the halves: the separator (possibly shorter than the right's first key) decides.
-                int parent = pathNode[height - 1];
-                int at = (parent & CHUNK_MASK) * s.innerCap + pathIdx[height - 1] + 1;
-                goRight = KeyRefs.compare(kp, key, off, len, s.iKey[parent >>> CHUNK_SHIFT][at],
-                        s.iRef[parent >>> CHUNK_SHIFT][at], s.arena, layout.skip()) >= 0;
+                goRight = layout.inner.compare(pathNode[height - 1], pathIdx[height - 1] + 1, kp, key, off, len) >= 0;
             }
             if (goRight) {
                 leaf = right;
@@ -364,7 +365,7 @@ final class TreeWriter {
         } else {
             int parent = pathNode[s.height - 1];
             int slot = pathIdx[s.height - 1];
-            s.insertInnerSlot(parent, slot + 1, sepKey, sepRef, right, rightMax);
+            layout.inner.insert(parent, slot + 1, sepKey, sepRef, right, rightMax);
             s.iMax[parent >>> CHUNK_SHIFT][(parent & CHUNK_MASK) * s.innerCap + slot] = leftMax;
         }
     }
@@ -411,8 +412,7 @@ final class TreeWriter {
         s.iMax[pc][pb + slot + 1] = rightMax;
         s.releaseRef(s.iRef[pc][pb + slot + 1]);
         separatorBetween(leaf, right);
-        s.iKey[pc][pb + slot + 1] = sepKeyOut;
-        s.iRef[pc][pb + slot + 1] = sepRefOut;
+        layout.inner.replace(parent, slot + 1, sepKeyOut, sepRefOut);
         return right;
     }
 

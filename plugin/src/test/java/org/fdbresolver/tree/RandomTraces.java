@@ -49,6 +49,12 @@ final class RandomTraces {
     boolean hugeOff;
     /** Point ranges only ({@code [k, k\0)}): no write erases others, so the history only grows. */
     boolean pointsOnly;
+    /**
+     * When set (and {@link #family} is not), keys as the tuple layer writes them under several subspaces: one of
+     * these prefixes (they share leading bytes with each other), then 0–5 bytes from the alphabet; with
+     * {@link #outlierFraction}, a prefix cut short, possibly followed by another byte (a key between subspaces).
+     */
+    byte[][] subspaces;
 
     RandomTraces(long seed, int maxShortLen, double longKeyFraction) {
         this.rnd = new SplittableRandom(seed);
@@ -77,6 +83,9 @@ final class RandomTraces {
         }
         if (family != null) {
             return familyKey();
+        }
+        if (subspaces != null) {
+            return subspaceKey();
         }
         if (zeroTails) {
             return zeroTailKey();
@@ -111,6 +120,42 @@ final class RandomTraces {
         byte[] k = Arrays.copyOf(STEMS[rnd.nextInt(STEMS.length)], len);
         for (int i = 8; i < len; i++) {
             k[i] = rnd.nextInt(3) != 0 ? 0 : ALPHABET[rnd.nextInt(ALPHABET.length)];
+        }
+        return k;
+    }
+
+    /** {@code n} tuple-like prefixes of 12–30 bytes: a few application heads, then a table name and a number. */
+    byte[][] subspacesOf(int n) {
+        byte[][] heads = {{0x02, 'a', 'p', 'p', 0x00}, {0x02, 'a', 'p', 'x', 0x00}, {0x15, 0x07}};
+        byte[][] out = new byte[n][];
+        for (int i = 0; i < n; i++) {
+            byte[] head = heads[rnd.nextInt(heads.length)];
+            int body = 7 + rnd.nextInt(18);
+            byte[] k = Arrays.copyOf(head, Math.min(30, head.length + body));
+            for (int j = head.length; j < k.length - 2; j++) {
+                k[j] = (byte) ('a' + rnd.nextInt(3));
+            }
+            k[k.length - 2] = 0x00;
+            k[k.length - 1] = (byte) (0x15 + rnd.nextInt(3));
+            out[i] = k;
+        }
+        return out;
+    }
+
+    private byte[] subspaceKey() {
+        byte[] prefix = subspaces[rnd.nextInt(subspaces.length)];
+        if (rnd.nextDouble() < outlierFraction) {
+            int m = rnd.nextInt(prefix.length + 1);
+            byte[] k = Arrays.copyOf(prefix, m + (rnd.nextBoolean() ? 1 : 0));
+            if (k.length > m) {
+                k[m] = ALPHABET[rnd.nextInt(ALPHABET.length)];
+            }
+            return k;
+        }
+        int tail = rnd.nextInt(6);
+        byte[] k = Arrays.copyOf(prefix, prefix.length + tail);
+        for (int i = prefix.length; i < k.length; i++) {
+            k[i] = ALPHABET[rnd.nextInt(ALPHABET.length)];
         }
         return k;
     }
