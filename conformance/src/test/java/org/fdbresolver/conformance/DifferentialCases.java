@@ -81,6 +81,9 @@ final class DifferentialCases {
             cases.add(new Spec("custom-point", seed, 6, Map.of()));
             cases.add(new Spec("custom-range", seed, 6, Map.of("keyspace", "100000")));
             cases.add(new Spec("longtrace", seed, 12, Map.of("report-fraction", "0.2")));
+            cases.add(new Spec("tuple", seed, 20, Map.of()));
+            cases.add(new Spec("tuple", seed, 20, Map.of("subspaces", "6", "keyspace", "2000", "index-values", "20",
+                    "report-fraction", "0.3")));
             cases.add(new Spec("adversarial", seed, 150, Map.of()));
             // Keys far past a key block and past 1 MiB (FoundationDB accepts conflict ranges of any length).
             cases.add(new Spec("adversarial", seed, 40, Map.of("long-key-length", seed == 1 ? "1100000" : "70000")));

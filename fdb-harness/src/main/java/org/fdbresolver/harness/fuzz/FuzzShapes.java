@@ -62,6 +62,9 @@ public final class FuzzShapes {
         add("longtrace", "a production-like trace: skewed keys, read lags reaching the window",
                 (s, r, t) -> Math.floorMod(r, 2L) == 0 ? new Variant("longtrace", Map.of("report-fraction", "0.2"), 2048)
                         : new Variant("longtrace", Map.of("keyspace", "100000", "txns", "512", "report-fraction", "0.5"), 512));
+        add("tuple", "tuple-layer keys: many subspaces with 12-48-byte prefixes; defaults, small key spaces",
+                (s, r, t) -> new Variant("tuple", pick(r, Map.of("report-fraction", "0.2"),
+                        Map.of("subspaces", "6", "keyspace", "2000", "index-values", "20", "report-fraction", "0.5")), 500));
         add("adversarial", "the conformance edge-case generator: tiny alphabet, 10 KiB keys, boundary snapshots",
                 (s, r, t) -> new Variant("adversarial", pick(r, Map.of(), Map.of("report-fraction", "1")), 5));
         add("random", "small randomized traces, parameters varied by seed",

@@ -17,6 +17,7 @@ public final class Workloads {
         register(new CustomWorkload.Factory(false));
         register(new CustomWorkload.Factory(true));
         register(new LongTraceWorkload.Factory());
+        register(new TupleWorkload.Factory());
         register(new AdversarialWorkload.Factory());
         register(new RandomWorkload.Factory());
         register(new EdgeWorkload.Factory());

@@ -22,17 +22,18 @@ import org.junit.jupiter.params.provider.MethodSource;
 class WorkloadContractTest {
 
     /** Options that shrink each workload's batches so that the contract checks stay fast. */
-    static final Map<String, Map<String, String>> SMALL = Map.of(
-            "skiplisttest", Map.of(),
-            "skiplist-layouts", Map.of("ranges-per-batch", "200", "layout", "suffix", "key-length", "32"),
-            "conflictset-point", Map.of("txns", "50", "window", "3000"),
-            "conflictset-range", Map.of("txns", "50", "window", "3000"),
-            "custom-point", Map.of("reads-per-batch", "200", "write-draws", "50"),
-            "custom-range", Map.of("reads-per-batch", "200", "write-draws", "50"),
-            "longtrace", Map.of("txns", "200", "window", "100000"),
-            "adversarial", Map.of(),
-            "random", Map.of(),
-            "edge", Map.of("shape", "high-versions"));
+    static final Map<String, Map<String, String>> SMALL = Map.ofEntries(
+            Map.entry("skiplisttest", Map.of()),
+            Map.entry("skiplist-layouts", Map.of("ranges-per-batch", "200", "layout", "suffix", "key-length", "32")),
+            Map.entry("conflictset-point", Map.of("txns", "50", "window", "3000")),
+            Map.entry("conflictset-range", Map.of("txns", "50", "window", "3000")),
+            Map.entry("custom-point", Map.of("reads-per-batch", "200", "write-draws", "50")),
+            Map.entry("custom-range", Map.of("reads-per-batch", "200", "write-draws", "50")),
+            Map.entry("longtrace", Map.of("txns", "200", "window", "100000")),
+            Map.entry("tuple", Map.of("txns", "100", "window", "3000")),
+            Map.entry("adversarial", Map.of()),
+            Map.entry("random", Map.of()),
+            Map.entry("edge", Map.of("shape", "high-versions")));
 
     static final long BATCHES = 12;
 
