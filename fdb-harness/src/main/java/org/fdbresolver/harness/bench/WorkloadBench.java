@@ -12,6 +12,7 @@ import org.fdbresolver.api.ConflictBatch;
 import org.fdbresolver.api.ConflictSetConfig;
 import org.fdbresolver.engine.ConflictEngine;
 import org.fdbresolver.engine.Engines;
+import org.fdbresolver.harness.trace.LoadedTrace;
 import org.fdbresolver.harness.trace.TraceReader;
 import org.fdbresolver.harness.workload.Workload;
 import org.fdbresolver.harness.workload.WorkloadParams;
@@ -35,8 +36,8 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * One batch of a real workload per invocation (score: batches per second), history carried across
  * invocations. The workload's first {@code batches} batches are generated once; the run cycles through
- * them, shifting every version (batch version, oldest version, read snapshots) by the span of one cycle,
- * so the engine sees one endless, valid trace. Filling the batch from the stored protobuf messages
+ * them, shifting every version (batch version, oldest version, read snapshots) by the span of one cycle
+ * ({@link LoadedTrace#cycleSpan}, as {@code fdbresolver bench --cycles}), so the engine sees one endless, valid trace. Filling the batch from the stored protobuf messages
  * allocates nothing, so with {@code -prof gc} {@code gc.alloc.rate.norm} is the engine's own allocation
  * per batch; {@code fillOnly} measures the filling alone.
  *
@@ -122,7 +123,7 @@ public class WorkloadBench {
         Batch first = stored.getFirst();
         Batch last = stored.getLast();
         long step = stored.size() > 1 ? stored.get(1).getVersion() - first.getVersion() : 1;
-        cycleSpan = last.getVersion() - first.getVersion() + Math.max(1, step);
+        cycleSpan = LoadedTrace.cycleSpan(first.getVersion(), last.getVersion(), step);
         ConflictSetConfig.Builder config = ConflictSetConfig.builder().engine(engine).memoryBudgetBytes(4L << 30);
         if (engine.equals("tree")) {
             config.option("readPath", readPath).option("readBatchedFromBytes", "0").option("threads", Integer.toString(threads));

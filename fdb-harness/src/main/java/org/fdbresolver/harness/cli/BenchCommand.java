@@ -18,8 +18,9 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code bench TRACE [--engine NAME]}: loads the whole trace first (untimed), resolves the warm-up batches
- * untimed, then times the engine alone over the rest. Prints the same lines for every engine.
+ * {@code bench TRACE [--engine NAME] [--cycles N]}: loads the whole trace first (untimed; {@code --cycles} copies
+ * of it, versions shifted, as {@link LoadedTrace#cycled} makes them), resolves the warm-up batches untimed, then
+ * times the engine alone over the rest. Prints the same lines for every engine.
  */
 @Command(name = "bench", description = "Time one engine on a trace loaded in memory; print throughput, time per phase and per-batch latency.")
 final class BenchCommand extends Subcommand {
@@ -34,6 +35,12 @@ final class BenchCommand extends Subcommand {
                     + "(default: a tenth of the trace, at most 1000)")
     Long warmupBatches;
 
+    @Option(names = "--cycles", paramLabel = "N", order = 21, defaultValue = "1", converter = CountConverter.class,
+            description = "resolve the trace N times (default: 1), each time with every version, oldest version and "
+                    + "read snapshot shifted past the last: a short trace (a capture) as a long run; batches are "
+                    + "counted, hashed and warmed up across the cycles")
+    long cycles;
+
     @Override
     Path input() {
         return tracePath;
@@ -46,7 +53,8 @@ final class BenchCommand extends Subcommand {
                 The trace is read and converted before anything is timed; only detectConflicts calls
                 of the batches after the warm-up are timed.
                 prints (one 'name: value' per line):
-                  engine, offered-hash (SHA-256 of the trace file as stored), batches, warmup-batches,
+                  engine, offered-hash (SHA-256 of the trace file as stored), batches (over all the cycles),
+                  cycles, warmup-batches,
                   timed-batches, timed-transactions,
                   seconds (timed part), cpu-seconds (of this thread and the engine's workers, timed part),
                   transactions/sec,
@@ -69,6 +77,9 @@ final class BenchCommand extends Subcommand {
 
     @Override
     int run(CommandContext context) throws Exception {
+        if (cycles == 0) {
+            throw new UsageException("--cycles 0 resolves nothing (give 1 or more)");
+        }
         var config = engine.config();
         EngineOptions.open(config).close(); // an unknown engine fails before the load, not after
 
@@ -78,6 +89,11 @@ final class BenchCommand extends Subcommand {
             long[] loaded = new long[1];
             trace = LoadedTrace.load(tracePath, read -> progress.update(read, ++loaded[0], 0));
         }
+        try {
+            trace = trace.cycled(cycles);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("--cycles " + cycles + ": " + e.getMessage());
+        }
         int batches = trace.batchCount();
         if (batches == 0) {
             throw new UsageException(tracePath + ": the trace has no batches, nothing to time");
@@ -85,7 +101,8 @@ final class BenchCommand extends Subcommand {
         long warmup = warmupBatches != null ? warmupBatches : Math.min(batches / 10, 1000);
         if (warmup >= batches) {
             throw new UsageException("--warmup " + warmup + " leaves nothing to time: " + tracePath + " has " + batches
-                    + " batches (use --warmup " + (batches - 1) + " or less)");
+                    + " batches" + (cycles > 1 ? " over " + cycles + " cycles" : "")
+                    + " (use --warmup " + (batches - 1) + " or less)");
         }
         int timedFrom = (int) warmup;
 
@@ -129,6 +146,7 @@ final class BenchCommand extends Subcommand {
         context.line("engine", after.engine());
         context.line("offered-hash", Hashes.hex(trace.offeredSha256()));
         context.line("batches", batches);
+        context.line("cycles", cycles);
         context.line("warmup-batches", warmup);
         context.line("timed-batches", batches - warmup);
         context.line("timed-transactions", timedTransactions);

@@ -72,6 +72,78 @@ public final class LoadedTrace {
         }
     }
 
+    /**
+     * The versions one cycle of a trace spans when it is replayed again and again: last version - first version + the
+     * first step ({@code firstStep}: the second batch's version - the first's; 1 or less counts as 1), so the next
+     * cycle's first batch comes one step after this one's last. The one rule for {@link #cycled}, the JMH
+     * {@code WorkloadBench}, the bridge's {@code fdbresolver-replay --cycles} and the skip list's comparator
+     * ({@code fdb_skiplist_main.cpp}), so that all of them decide the same shifted batches.
+     */
+    public static long cycleSpan(long firstVersion, long lastVersion, long firstStep) {
+        return lastVersion - firstVersion + Math.max(1, firstStep);
+    }
+
+    /**
+     * This trace {@code cycles} times over, for timing a short trace (a capture) as a long run: cycle 0 is this trace
+     * (the same batch objects), cycle {@code c} a copy of it with every version, new oldest version and read snapshot
+     * shifted by {@code c} times {@link #cycleSpan}, the same keys, each batch compact as loaded. The copies hold their
+     * own key bytes (a {@link ConflictBatch} owns its key region), so the memory grows with the cycles, by what the trace takes loaded.
+     *
+     * @throws IllegalArgumentException when {@code cycles} is below 1, the batches would pass {@code Integer.MAX_VALUE - 8},
+     *                                  or the last cycle's versions would pass {@code Long.MAX_VALUE} (the message says which)
+     */
+    public LoadedTrace cycled(long cycles) {
+        if (cycles < 1) {
+            throw new IllegalArgumentException("cycles " + cycles + ": wanted 1 or more");
+        }
+        int n = batches.length;
+        if (cycles == 1 || n == 0) {
+            return this;
+        }
+        if (cycles > (Integer.MAX_VALUE - 8L) / n) {
+            throw new IllegalArgumentException(cycles + " cycles of " + n + " batches are more than "
+                    + (Integer.MAX_VALUE - 8) + " batches, the most one loaded trace holds");
+        }
+        long span = cycleSpan(versions[0], versions[n - 1], n > 1 ? versions[1] - versions[0] : 1);
+        if (span > (Long.MAX_VALUE - versions[n - 1]) / (cycles - 1)) {
+            throw new IllegalArgumentException(cycles + " cycles would pass version " + Long.MAX_VALUE
+                    + ": one cycle spans " + span + " versions from " + versions[0]);
+        }
+        int total = (int) (n * cycles);
+        ConflictBatch[] allBatches = Arrays.copyOf(batches, total);
+        long[] allVersions = Arrays.copyOf(versions, total);
+        long[] allOldest = Arrays.copyOf(newOldestVersions, total);
+        for (int c = 1; c < cycles; c++) {
+            long shift = span * c;
+            for (int i = 0; i < n; i++) {
+                int at = c * n + i;
+                allBatches[at] = shiftedCopy(batches[i], shift);
+                allVersions[at] = versions[i] + shift;
+                allOldest[at] = newOldestVersions[i] + shift;
+            }
+        }
+        return new LoadedTrace(header, offeredSha256, allBatches, allVersions, allOldest, transactions * cycles);
+    }
+
+    /** {@code from} with every read snapshot shifted by {@code shift}: its key region copied whole, every range at the same offsets. */
+    static ConflictBatch shiftedCopy(ConflictBatch from, long shift) {
+        ConflictBatch to = ConflictBatch.detached();
+        int keyBytes = from.keyBytes();
+        int at = to.reserveKeyBytes(keyBytes); // before keys(): reserving may replace the region
+        System.arraycopy(from.keys(), 0, to.keys(), at, keyBytes);
+        for (int t = 0; t < from.transactionCount(); t++) {
+            to.addTransaction(from.readSnapshot(t) + shift, from.reportConflictingKeys(t));
+            for (int r = from.readStart(t); r < from.readEnd(t); r++) {
+                to.addReadAt(from.readBeginOffset(r), from.readBeginLength(r), from.readEndOffset(r), from.readEndLength(r));
+            }
+            for (int w = from.writeStart(t); w < from.writeEnd(t); w++) {
+                to.addWriteAt(from.writeBeginOffset(w), from.writeBeginLength(w), from.writeEndOffset(w), from.writeEndLength(w));
+            }
+        }
+        to.trimToSize();
+        return to;
+    }
+
     public TraceHeader header() {
         return header;
     }
