@@ -24,7 +24,7 @@
 // whole fuzzing run, compared batch by batch, and its writer may keep a batch ahead without waiting longer
 // for an answer than the batch takes.
 //
-// Usage: fdbresolver-fdb-skiplist TRACE [--warmup N] [--window VERSIONS] [--max-history-every N]
+// Usage: fdbresolver-fdb-skiplist TRACE [--warmup N] [--cycles N] [--window VERSIONS] [--max-history-every N]
 //        fdbresolver-fdb-skiplist --stream < traces > decisions
 // Exit codes: 0 decided; 2 bad usage or a trace it cannot read (one "error: ..." line on stderr).
 
@@ -37,6 +37,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -118,6 +119,61 @@ std::vector<std::unique_ptr<LoadedBatch>> load(const std::string& path, std::str
 		batches.push_back(std::move(loaded));
 	}
 	return batches;
+}
+
+/**
+ * The versions one --cycles cycle spans: last version - first version + the first step (1 for a single batch),
+ * so the next cycle's first batch comes one step after this one's last. The same rule as the bridge's replay
+ * (--cycles), fdbresolver bench (--cycles, LoadedTrace.cycleSpan) and the JMH WorkloadBench.
+ */
+Version cycleSpan(const std::vector<std::unique_ptr<LoadedBatch>>& batches) {
+	Version first = batches.front()->version;
+	Version step = batches.size() > 1 ? batches[1]->version - first : 1;
+	return batches.back()->version - first + std::max<Version>(1, step);
+}
+
+/** A copy of `from` in its own arena (as load() gives each batch one) with every version shifted by `shift`. */
+std::unique_ptr<LoadedBatch> shiftedCopy(const LoadedBatch& from, Version shift) {
+	auto to = std::make_unique<LoadedBatch>();
+	to->version = from.version + shift;
+	to->newOldestVersion = from.newOldestVersion + shift;
+	to->transactions.resize(to->arena, from.transactions.size());
+	for (int t = 0; t < from.transactions.size(); t++) {
+		const CommitTransactionRef& a = from.transactions[t];
+		CommitTransactionRef& b = to->transactions[t];
+		b.read_snapshot = a.read_snapshot + shift;
+		b.report_conflicting_keys = a.report_conflicting_keys;
+		for (const auto& r : a.read_conflict_ranges)
+			b.read_conflict_ranges.push_back(
+			    to->arena, KeyRangeRef(StringRef(to->arena, r.begin), StringRef(to->arena, r.end)));
+		for (const auto& r : a.write_conflict_ranges)
+			b.write_conflict_ranges.push_back(
+			    to->arena, KeyRangeRef(StringRef(to->arena, r.begin), StringRef(to->arena, r.end)));
+	}
+	return to;
+}
+
+/**
+ * --cycles: appends cycles - 1 copies of the loaded trace, copy c with every version, new_oldest_version and read
+ * snapshot shifted by c spans (cycleSpan), each batch in its own arena as loaded: a short trace (a capture) timed as
+ * a long run, decided exactly as `fdbresolver bench --cycles` decides it, so the decision hashes match. Copies rather
+ * than one trace shifted in place, because bench holds copies too (its batches cannot be shifted in place): both
+ * sides then walk the same amount of memory. An error message when the last version would pass 2^63 - 1.
+ */
+std::string addCycles(std::vector<std::unique_ptr<LoadedBatch>>* batches, long long cycles) {
+	if (cycles <= 1 || batches->empty())
+		return "";
+	Version span = cycleSpan(*batches);
+	Version last = batches->back()->version;
+	if (span > (std::numeric_limits<Version>::max() - last) / Version(cycles - 1))
+		return "--cycles " + std::to_string(cycles) + ": the last cycle's versions would pass 2^63 - 1 (one cycle spans " +
+		       std::to_string(span) + " versions; give fewer cycles)";
+	size_t n = batches->size();
+	batches->reserve(n * size_t(cycles));
+	for (long long c = 1; c < cycles; c++)
+		for (size_t i = 0; i < n; i++)
+			batches->push_back(shiftedCopy(*(*batches)[i], span * Version(c)));
+	return "";
 }
 
 /**
@@ -367,16 +423,22 @@ int main(int argc, char** argv) {
 	long warmup = 0;
 	long long window = -1; // -1: the trace's own new_oldest_version
 	long long historyEvery = 0; // 0: never walk the nodes
+	long long cycles = 1; // --cycles: the trace decided this many times, versions shifted (addCycles)
 	bool streaming = false;
 	for (int i = 1; i < argc; i++) {
 		std::string a = argv[i];
 		if (a == "--help" || a == "-h") {
-			std::printf("usage: fdbresolver-fdb-skiplist TRACE [--warmup N] [--window VERSIONS] [--max-history-every N]\n"
+			std::printf("usage: fdbresolver-fdb-skiplist TRACE [--warmup N] [--cycles N] [--window VERSIONS]\n"
+			            "                                      [--max-history-every N]\n"
 			            "       fdbresolver-fdb-skiplist --stream < TRACES > DECISIONS\n"
 			            "Decides a resolver trace with FoundationDB's skip list (fdbserver/resolver/ConflictSet.cpp)\n"
 			            "as its Resolver drives it, and prints decision-hash, conflicting-keys-hash, counts, seconds,\n"
 			            "FoundationDB's phase counters and the skip list's node bytes as \"name: value\" lines.\n"
-			            "  --warmup N               decide the first N batches untimed\n"
+			            "  --warmup N               decide the first N batches untimed (counted across the cycles)\n"
+			            "  --cycles N               decide the trace N times (default 1), each time with every version,\n"
+			            "                           new_oldest_version and read snapshot shifted past the last cycle's,\n"
+			            "                           as fdbresolver bench --cycles does: a short trace (a capture) as a long\n"
+			            "                           run for timing; batches are counted and hashed across the cycles\n"
 			            "  --window VERSIONS        new_oldest_version = max(0, version - VERSIONS), never decreasing,\n"
 			            "                           instead of the trace's\n"
 			            "  --max-history-every N    count the node bytes after every N-th batch and the last (untimed);\n"
@@ -395,14 +457,14 @@ int main(int argc, char** argv) {
 			warmup = std::strtol(v, &end, 10);
 			if (*v == '\0' || *end != '\0' || warmup < 0)
 				return usageError(std::string("--warmup wants a count of batches, not '") + v + "'");
-		} else if (a == "--window" || a == "--max-history-every") {
+		} else if (a == "--window" || a == "--max-history-every" || a == "--cycles") {
 			if (i + 1 >= argc)
 				return usageError(a + " needs a value");
 			std::string error;
 			long long n = countOption(a.c_str(), argv[++i], a == "--window" ? 0 : 1, &error);
 			if (n < 0)
 				return usageError(error);
-			(a == "--window" ? window : historyEvery) = n;
+			(a == "--window" ? window : a == "--cycles" ? cycles : historyEvery) = n;
 		} else if (!a.empty() && a[0] == '-') {
 			return usageError("unknown option " + a + " (see --help)");
 		} else if (tracePath.empty()) {
@@ -412,7 +474,7 @@ int main(int argc, char** argv) {
 		}
 	}
 	if (streaming) {
-		if (!tracePath.empty() || warmup != 0 || window >= 0 || historyEvery != 0)
+		if (!tracePath.empty() || warmup != 0 || window >= 0 || historyEvery != 0 || cycles != 1)
 			return usageError("--stream reads stdin and takes no trace or other option");
 		return stream();
 	}
@@ -423,6 +485,9 @@ int main(int argc, char** argv) {
 	std::vector<std::unique_ptr<LoadedBatch>> batches;
 	try {
 		batches = load(tracePath, &workload);
+		std::string cyclesError = addCycles(&batches, cycles);
+		if (!cyclesError.empty())
+			return usageError(cyclesError);
 	} catch (const replay::TraceError& e) {
 		return usageError(e.what());
 	} catch (const Error& e) {
@@ -430,7 +495,8 @@ int main(int argc, char** argv) {
 	}
 	if (size_t(warmup) >= batches.size() && !batches.empty())
 		return usageError("--warmup " + std::to_string(warmup) + " leaves no batch to time (the trace has " +
-		                  std::to_string(batches.size()) + ")");
+		                  std::to_string(batches.size()) +
+		                  (cycles > 1 ? " over its " + std::to_string(cycles) + " cycles" : "") + ")");
 
 	ConflictSet* cs = newConflictSet();
 	Sha256 decisionHash, conflictingKeysHash;
@@ -495,6 +561,7 @@ int main(int argc, char** argv) {
 	std::printf("workload: %s\n", workload.c_str());
 	std::printf("engine: fdb-skiplist\n");
 	std::printf("batches: %zu\n", batches.size());
+	std::printf("cycles: %lld\n", cycles);
 	std::printf("transactions: %" PRIu64 "\n", transactions);
 	std::printf("commit: %" PRIu64 "\n", counts[0]);
 	std::printf("conflict: %" PRIu64 "\n", counts[1]);
