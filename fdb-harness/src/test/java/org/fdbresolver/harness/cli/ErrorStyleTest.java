@@ -110,6 +110,7 @@ class ErrorStyleTest {
         assertError("error: --batches 0 compares nothing", run("demo", "--batches", 0));
         assertError("error: --cases 0 compares nothing", run("fuzz", "--cases", 0, "--oracle", "reference"));
         assertError("error: --transactions 0 compares nothing", run("fuzz", "--transactions", 0, "--oracle", "reference"));
+        assertError("error: --cycles 0 resolves nothing (give 1 or more)", run("bench", trace, "--cycles", 0));
     }
 
     /**
