@@ -4,10 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import com.google.protobuf.ByteString;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -15,6 +19,7 @@ import org.fdbresolver.api.BatchResult;
 import org.fdbresolver.api.ConflictBatch;
 import org.fdbresolver.api.ConflictSet;
 import org.fdbresolver.api.ConflictSetConfig;
+import org.fdbresolver.harness.cli.Main;
 import org.fdbresolver.harness.fuzz.BatchAnswer;
 import org.fdbresolver.harness.fuzz.SkipListOracle;
 import org.fdbresolver.harness.trace.TraceBatches;
@@ -59,6 +64,54 @@ class FoundationDbSkipListTest {
             tests.add(DynamicTest.dynamicTest("every engine vs fdb-skiplist on " + spec, () -> check(spec)));
         }
         return tests.stream();
+    }
+
+    /**
+     * {@code --cycles} (issue 30, item 5) shifts the same way on both sides: on the golden capture, the comparator's
+     * {@code --cycles 3} gives {@code fdbresolver bench --cycles 3}'s decision and conflicting-keys hashes (a wrong shift
+     * turns the later cycles' reads TOO_OLD or CONFLICT), with the warm-up counted across the cycles on both; its
+     * {@code --cycles 1} is its plain run.
+     */
+    @Test
+    void cyclesShiftTheTraceAsBenchCyclesDoes() throws Exception {
+        Path comparator = FoundationDbSkipList.requireCycles();
+        Path capture = Golden.dir().resolve("capture-txn-timeout.trace.gz");
+        Map<String, String> plain = FoundationDbSkipList.decide(comparator, capture);
+        Map<String, String> one = FoundationDbSkipList.decide(comparator, List.of(capture.toString(), "--cycles", "1"));
+        for (String line : List.of("batches", "transactions", "commit", "conflict", "too-old", "decision-hash",
+                "conflicting-keys-hash", "history-bytes")) {
+            assertEquals(plain.get(line), one.get(line), "--cycles 1: " + line);
+        }
+
+        String warmup = Long.toString(Long.parseLong(plain.get("batches")) + 100); // past the first cycle
+        Map<String, String> fdb = FoundationDbSkipList.decide(comparator,
+                List.of(capture.toString(), "--cycles", "3", "--warmup", warmup));
+        Map<String, String> bench = bench(capture.toString(), "--engine", "tree", "--cycles", "3", "--warmup", warmup);
+        assertEquals("3", fdb.get("cycles"));
+        assertEquals(String.valueOf(3 * Long.parseLong(plain.get("batches"))), fdb.get("batches"));
+        for (String line : List.of("batches", "cycles", "timed-batches", "timed-transactions", "decision-hash",
+                "conflicting-keys-hash")) {
+            assertEquals(fdb.get(line), bench.get(line), "--cycles 3, skip list vs bench: " + line);
+        }
+    }
+
+    /** {@code fdbresolver bench} in this JVM; its "name: value" lines. */
+    private static Map<String, String> bench(String... arguments) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        String[] command = new String[arguments.length + 1];
+        command[0] = "bench";
+        System.arraycopy(arguments, 0, command, 1, arguments.length);
+        int code;
+        try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+             PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
+            code = Main.run(o, e, false, command);
+        }
+        String text = out.toString(StandardCharsets.UTF_8);
+        assertEquals(0, code, () -> "bench failed: " + text + err.toString(StandardCharsets.UTF_8));
+        Map<String, String> lines = new LinkedHashMap<>();
+        text.lines().filter(l -> l.contains(": ")).forEach(l -> lines.put(l.substring(0, l.indexOf(": ")), l.substring(l.indexOf(": ") + 2)));
+        return lines;
     }
 
     /**
