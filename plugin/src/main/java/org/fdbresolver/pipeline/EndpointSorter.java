@@ -25,6 +25,12 @@ import org.fdbresolver.api.Keys;
  */
 final class EndpointSorter {
     private static final int INSERTION_SORT = 16;
+    /** Runs of equal sort keys longer than this are refined ({@link #refineTies}), shorter ones compared whole. */
+    private static final int REFINE_RUN = Integer.getInteger("fdbresolver.sorter.refineRun", 16);
+    /** Refined runs of at least this many endpoints take radix passes; shorter ones a comparison sort. */
+    private static final int REFINE_RADIX = Integer.getInteger("fdbresolver.sorter.refineRadix", 64);
+    /** Refinement levels (each at least 8 bytes deeper) before a run is left to the comparison sort. */
+    private static final int REFINE_LEVELS = 16;
     /**
      * Batches of at most this many endpoints are sorted by comparing their sort keys, not by radix passes: a
      * radix pass costs its 257 digit counts whatever the batch (8 passes for 64 varying bits: about 1 µs at 4
@@ -59,6 +65,8 @@ final class EndpointSorter {
     private int distinct;
     /** The endpoint index holding each distinct key, by rank. */
     private int[] byRank = new int[256];
+    /** Each endpoint's sort key within its run of equal sort keys ({@link #refineTies}), by id. */
+    private long[] tieKey = new long[256];
     private byte[] keys;
     /** The bytes after which the sort keys start (see {@link #commonPrefixLength()}). */
     private int common;
@@ -180,6 +188,7 @@ final class EndpointSorter {
             order = Arrays.copyOf(order, m);
             rank = Arrays.copyOf(rank, m);
             byRank = Arrays.copyOf(byRank, m);
+            tieKey = new long[m];
         }
     }
 
@@ -199,6 +208,7 @@ final class EndpointSorter {
             order = Arrays.copyOf(order, n);
             rank = Arrays.copyOf(rank, n);
             byRank = Arrays.copyOf(byRank, n);
+            tieKey = new long[n];
         }
         int id = count++;
         tag[id] = tagValue;
@@ -218,7 +228,7 @@ final class EndpointSorter {
         if (count <= directSortEndpoints) {
             // A small batch: a radix pass costs its digit counts (257 entries to clear and sum) whatever the
             // batch; comparing the few sort keys directly (the rest of a key only on a tie) does not.
-            insertionSort(0, count - 1);
+            insertionSort(0, count - 1, -1);
         } else {
             radixSortByPrefix();
         }
@@ -363,9 +373,7 @@ final class EndpointSorter {
             while (end < n && pre[ord[end]] == pre[ord[start]]) {
                 end++;
             }
-            if (end - start > 1) {
-                insertionSort(start, end - 1);
-            }
+            orderTies(start, end - 1, cnt);
             i = end;
         }
     }
@@ -664,7 +672,7 @@ final class EndpointSorter {
                     while (end < hi && pre[ord[end]] == pre[ord[start]]) {
                         end++;
                     }
-                    insertionSort(start, end - 1);
+                    orderTies(start, end - 1, cnt);
                     i = end;
                 }
             }
@@ -690,21 +698,142 @@ final class EndpointSorter {
         }
     }
 
-    private void insertionSort(int lo, int hi) {
+    /**
+     * Orders positions {@code [lo, hi]} of {@link #order}, a run of equal sort keys in the order they were added: by
+     * comparison when short, else by {@link #refineTies} from the bytes after the sort keys. {@code cnt}: digit counts
+     * the calling thread owns.
+     */
+    private void orderTies(int lo, int hi, int[] cnt) {
+        if (hi - lo < REFINE_RUN) {
+            insertionSort(lo, hi, -1);
+        } else {
+            refineTies(lo, hi, common + 8, 0, cnt);
+        }
+    }
+
+    /**
+     * Orders positions {@code [lo, hi]} of {@link #order}, endpoints in the order they were added that agree on their
+     * first {@code from} bytes (zero-padded), without comparing the bytes they all share: their own common prefix
+     * {@code c} (a vectorized mismatch against the first, as {@link #skipCommonPrefix} does for the batch), a sort key of
+     * the 8 bytes after it ({@link #tieKey}), sorted by comparison when the run is short, else by stable radix passes
+     * and then the same again on each run of those that still tie, from {@code c + 8}. Tuple-layer keys need this: a
+     * batch mixes subspaces of 10–50 bytes, so its common prefix is short and every endpoint of one subspace ties on
+     * its sort key. Uses {@link #sortKeys}, {@link #scratchKeys} and {@link #scratchOrder} at the run's positions only,
+     * and {@link #tieKey} of the run's ids only, so that ranges sort at once across threads.
+     */
+    private void refineTies(int lo, int hi, int from, int level, int[] cnt) {
+        int[] ord = order;
+        int[] off = offset;
+        int[] len = length;
+        byte[] k = keys;
+        int min = Integer.MAX_VALUE;
+        for (int i = lo; i <= hi; i++) {
+            min = Math.min(min, len[ord[i]]);
+        }
+        // Only real bytes can be skipped: a key shorter than from agrees with the others as zero-padded only.
+        int c = from;
+        if (min > from) {
+            int first = off[ord[lo]];
+            c = min;
+            for (int i = lo + 1; i <= hi && c > from; i++) {
+                int o = off[ord[i]];
+                int m = Arrays.mismatch(k, first + from, first + c, k, o + from, o + c);
+                if (m >= 0) {
+                    c = from + m;
+                }
+            }
+        }
+        long[] tk = tieKey;
+        for (int i = lo; i <= hi; i++) {
+            int id = ord[i];
+            // A key ending within the 8 bytes is zero-padded here; equal sort keys then order by length.
+            tk[id] = Keys.orderedPrefix(k, off[id] + c, len[id] - c);
+        }
+        if (hi - lo < REFINE_RADIX || level >= REFINE_LEVELS) {
+            // Complete on its own (tieOrder compares the rest past c + 8); the level bound keeps the recursion shallow.
+            insertionSort(lo, hi, c);
+            return;
+        }
+        radixSortTies(lo, hi, cnt);
+        // Runs still tied agree on c + 8 bytes; the sort was stable, so each is in the order its endpoints were added.
+        for (int start = lo; start < hi; ) {
+            long key = tk[ord[start]];
+            int end = start + 1;
+            while (end <= hi && tk[ord[end]] == key) {
+                end++;
+            }
+            if (end - start > REFINE_RUN) {
+                refineTies(start, end - 1, c + 8, level + 1, cnt);
+            } else if (end - start > 1) {
+                insertionSort(start, end - 1, c);
+            }
+            start = end;
+        }
+    }
+
+    /** Stable LSD radix passes (8-bit digits) over the varying bits of positions {@code [lo, hi]}'s {@link #tieKey}s. */
+    private void radixSortTies(int lo, int hi, int[] cnt) {
+        long[] tk = tieKey;
+        int[] o = order;
+        int[] o2 = scratchOrder;
+        long[] k = sortKeys;
+        long[] k2 = scratchKeys;
+        long t0 = tk[o[lo]];
+        long varying = 0;
+        for (int i = lo; i <= hi; i++) {
+            varying |= tk[o[i]] ^ t0;
+        }
+        for (int i = lo; i <= hi; i++) {
+            k[i] = Long.compress(tk[o[i]] ^ Long.MIN_VALUE, varying);
+        }
+        int passes = (Long.bitCount(varying) + 7) >>> 3;
+        for (int pass = 0; pass < passes; pass++) {
+            int shift = pass << 3;
+            Arrays.fill(cnt, 0, 257, 0);
+            for (int i = lo; i <= hi; i++) {
+                cnt[(int) ((k[i] >>> shift) & 0xFF) + 1]++;
+            }
+            cnt[0] = lo;
+            for (int d = 0; d < 256; d++) {
+                cnt[d + 1] += cnt[d];
+            }
+            for (int i = lo; i <= hi; i++) {
+                int to = cnt[(int) ((k[i] >>> shift) & 0xFF)]++;
+                k2[to] = k[i];
+                o2[to] = o[i];
+            }
+            long[] tkk = k;
+            k = k2;
+            k2 = tkk;
+            int[] to = o;
+            o = o2;
+            o2 = to;
+        }
+        if (o != order) {
+            System.arraycopy(o, lo, order, lo, hi - lo + 1);
+        }
+    }
+
+    /** Sorts positions {@code [lo, hi]} by {@link #orderCompare} ({@code c < 0}) or {@link #tieOrder}{@code (c)}. */
+    private void insertionSort(int lo, int hi, int c) {
         if (hi - lo > INSERTION_SORT) {
-            quicksort(lo, hi);
+            quicksort(lo, hi, c);
             return;
         }
         int[] o = order;
         for (int i = lo + 1; i <= hi; i++) {
             int x = o[i];
             int j = i - 1;
-            while (j >= lo && orderCompare(o[j], x) > 0) {
+            while (j >= lo && order(o[j], x, c) > 0) {
                 o[j + 1] = o[j];
                 j--;
             }
             o[j + 1] = x;
         }
+    }
+
+    private int order(int a, int b, int c) {
+        return c < 0 ? orderCompare(a, b) : tieOrder(a, b, c);
     }
 
     /**
@@ -716,14 +845,32 @@ final class EndpointSorter {
         return c != 0 ? c : Integer.compare(a, b);
     }
 
+    /**
+     * {@link #orderCompare} of two endpoints that agree on their first {@code c} bytes (zero-padded) and whose
+     * {@link #tieKey}s hold the 8 bytes after them.
+     */
+    private int tieOrder(int a, int b, int c) {
+        long ta = tieKey[a];
+        long tb = tieKey[b];
+        if (ta != tb) {
+            return ta < tb ? -1 : 1;
+        }
+        int r = compareFrom(a, b, c + 8);
+        return r != 0 ? r : Integer.compare(a, b);
+    }
+
     private int compare(int a, int b) {
         long pa = prefix[a];
         long pb = prefix[b];
         if (pa != pb) {
             return pa < pb ? -1 : 1;
         }
-        // Equal bytes in [common, common + 8): a key that ends within them is a prefix of the other.
-        int from = common + 8;
+        return compareFrom(a, b, common + 8);
+    }
+
+    /** Two keys that agree on their first {@code from} bytes (zero-padded), by the rest. */
+    private int compareFrom(int a, int b, int from) {
+        // A key that ends within the agreed bytes is a prefix of the other.
         int la = length[a];
         int lb = length[b];
         if (la <= from || lb <= from) {
@@ -739,28 +886,28 @@ final class EndpointSorter {
         return Arrays.compareUnsigned(keys, offset[a] + from, offset[a] + la, keys, offset[b] + from, offset[b] + lb);
     }
 
-    private void quicksort(int lo, int hi) {
+    private void quicksort(int lo, int hi, int c) {
         int[] o = order;
         while (hi - lo > INSERTION_SORT) {
             int mid = (lo + hi) >>> 1;
             // Median of three as the pivot.
-            if (orderCompare(o[mid], o[lo]) < 0) {
+            if (order(o[mid], o[lo], c) < 0) {
                 swap(o, mid, lo);
             }
-            if (orderCompare(o[hi], o[lo]) < 0) {
+            if (order(o[hi], o[lo], c) < 0) {
                 swap(o, hi, lo);
             }
-            if (orderCompare(o[hi], o[mid]) < 0) {
+            if (order(o[hi], o[mid], c) < 0) {
                 swap(o, hi, mid);
             }
             int pivot = o[mid];
             int i = lo;
             int j = hi;
             while (i <= j) {
-                while (orderCompare(o[i], pivot) < 0) {
+                while (order(o[i], pivot, c) < 0) {
                     i++;
                 }
-                while (orderCompare(o[j], pivot) > 0) {
+                while (order(o[j], pivot, c) > 0) {
                     j--;
                 }
                 if (i <= j) {
@@ -769,17 +916,17 @@ final class EndpointSorter {
             }
             // Recurse into the smaller side, loop on the larger: stack depth stays logarithmic.
             if (j - lo < hi - i) {
-                quicksort(lo, j);
+                quicksort(lo, j, c);
                 lo = i;
             } else {
-                quicksort(i, hi);
+                quicksort(i, hi, c);
                 hi = j;
             }
         }
         for (int i = lo + 1; i <= hi; i++) {
             int x = o[i];
             int j = i - 1;
-            while (j >= lo && orderCompare(o[j], x) > 0) {
+            while (j >= lo && order(o[j], x, c) > 0) {
                 o[j + 1] = o[j];
                 j--;
             }

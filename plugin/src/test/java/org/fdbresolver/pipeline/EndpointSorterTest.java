@@ -270,4 +270,104 @@ class EndpointSorterTest {
             }
         }
     }
+
+    /**
+     * Tuple-layer keys as a batch mixes them: several subspace prefixes of 12–48 bytes (some extending others), then
+     * record ids, index strings with escaped 0x00 and the id, the subspace alone (a key ending exactly where its run's
+     * keys stop agreeing), its {@code \xFF} end, truncations, duplicates and point ends {@code k\0}. Endpoints of one
+     * subspace tie on their sort key, so the sort orders them by {@code refineTies}: the sorted order (equal keys in
+     * the order they were added) and ranks must be those of a plain sort of the byte arrays, on one thread and across.
+     */
+    @ParameterizedTest(name = "directSortEndpoints={0}")
+    @MethodSource("directSortEndpoints")
+    void sortedOrderFollowsUnsignedByteOrderForTupleKeys(int directSortEndpoints) {
+        EndpointSorter sorter = new EndpointSorter(directSortEndpoints);
+        for (int seed = 0; seed < SEEDS / 4; seed++) {
+            SplittableRandom rnd = new SplittableRandom(seed);
+            byte[][] subspaces = new byte[1 + rnd.nextInt(12)][];
+            for (int s = 0; s < subspaces.length; s++) {
+                if (s > 0 && rnd.nextInt(4) == 0) {
+                    // Extends another subspace (a nested directory): its keys tie with the other's on their sort key.
+                    byte[] parent = subspaces[rnd.nextInt(s)];
+                    subspaces[s] = Arrays.copyOf(parent, Math.min(48, parent.length + 1 + rnd.nextInt(8)));
+                    for (int j = parent.length; j < subspaces[s].length; j++) {
+                        subspaces[s][j] = ALPHABET[rnd.nextInt(ALPHABET.length)];
+                    }
+                    continue;
+                }
+                ByteArrayOutputStream b = new ByteArrayOutputStream();
+                b.writeBytes(new byte[] {0x02, 'a', 'p', 'p', 0x00, 0x02});
+                while (b.size() < 9 + rnd.nextInt(38)) {
+                    b.write(rnd.nextInt(4) == 0 ? 0x00 : 'a' + rnd.nextInt(3));
+                }
+                b.writeBytes(new byte[] {0x00, 0x15, (byte) s});
+                subspaces[s] = b.toByteArray();
+            }
+            int n = 1 + rnd.nextInt(rnd.nextInt(3) == 0 ? 60 : 5000);
+            List<byte[]> keys = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                byte[] sub = subspaces[rnd.nextInt(subspaces.length)];
+                ByteArrayOutputStream b = new ByteArrayOutputStream();
+                b.writeBytes(sub);
+                int kind = rnd.nextInt(20);
+                if (i > 0 && kind == 0) {
+                    keys.add(keys.get(rnd.nextInt(i)).clone()); // a duplicate
+                    continue;
+                } else if (i > 0 && kind == 1) {
+                    byte[] other = keys.get(rnd.nextInt(i));
+                    keys.add(Arrays.copyOf(other, rnd.nextInt(other.length + 1))); // a prefix of another key
+                    continue;
+                } else if (i > 0 && kind == 2) {
+                    byte[] other = keys.get(rnd.nextInt(i));
+                    keys.add(Arrays.copyOf(other, other.length + 1)); // a point end k\0
+                    continue;
+                } else if (kind == 3) {
+                    keys.add(sub.clone()); // the subspace alone: the begin of a read of all of it
+                    continue;
+                } else if (kind == 4) {
+                    b.write(0xFF); // the subspace's end
+                    keys.add(b.toByteArray());
+                    continue;
+                }
+                if (kind < 12) {
+                    // An index value: a string whose 0x00 bytes are escaped as 0x00 0xFF, ended by 0x00.
+                    b.write(0x02);
+                    for (int j = rnd.nextInt(rnd.nextBoolean() ? 3 : 20); j > 0; j--) {
+                        int c = rnd.nextInt(8) == 0 ? 0 : 'a' + rnd.nextInt(rnd.nextBoolean() ? 2 : 26);
+                        b.write(c);
+                        if (c == 0) {
+                            b.write(0xFF);
+                        }
+                    }
+                    b.write(0x00);
+                }
+                // The record id: an integer of 1-4 bytes (type codes 0x15-0x18), few distinct values so some repeat.
+                int bytes = 1 + rnd.nextInt(4);
+                b.write(0x14 + bytes);
+                long id = rnd.nextLong(1L << (8 * bytes));
+                for (int j = bytes - 1; j >= 0; j--) {
+                    b.write((int) (id >>> (8 * j)));
+                }
+                keys.add(b.toByteArray());
+            }
+            checkSortedOrder(sorter, keys, "tuple seed " + seed);
+        }
+    }
+
+    /**
+     * {@link #check}, and the sorted order against a plain sort: by unsigned bytes, equal keys by the order they were
+     * added (the tags).
+     */
+    private static void checkSortedOrder(EndpointSorter sorter, List<byte[]> keys, String where) {
+        check(sorter, keys, where);
+        Integer[] expected = new Integer[keys.size()];
+        Arrays.setAll(expected, i -> i);
+        Arrays.sort(expected, (a, b) -> {
+            int c = Arrays.compareUnsigned(keys.get(a), keys.get(b));
+            return c != 0 ? c : Integer.compare(a, b);
+        });
+        for (int i = 0; i < expected.length; i++) {
+            assertEquals(expected[i], sorter.tagAt(i), where + ": endpoint at sorted position " + i);
+        }
+    }
 }
