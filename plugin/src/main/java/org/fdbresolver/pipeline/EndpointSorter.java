@@ -31,6 +31,8 @@ final class EndpointSorter {
     private static final int REFINE_RADIX = Integer.getInteger("fdbresolver.sorter.refineRadix", 64);
     /** Refinement levels (each at least 8 bytes deeper) before a run is left to the comparison sort. */
     private static final int REFINE_LEVELS = 16;
+    /** Top bits of a refined run's sort keys that its first radix passes take ({@link #refineTies}). */
+    private static final int TIE_TOP_BITS = Integer.getInteger("fdbresolver.sorter.tieTopBits", 16);
     /**
      * Batches of at most this many endpoints are sorted by comparing their sort keys, not by radix passes: a
      * radix pass costs its 257 digit counts whatever the batch (8 passes for 64 varying bits: about 1 µs at 4
@@ -754,12 +756,39 @@ final class EndpointSorter {
             insertionSort(lo, hi, c);
             return;
         }
-        radixSortTies(lo, hi, cnt);
-        // Runs still tied agree on c + 8 bytes; the sort was stable, so each is in the order its endpoints were added.
+        // Two radix passes on the top bits of the sort keys that vary: enough to split most runs into single keys
+        // and short runs (k and k\0); only a long run that still ties on them takes passes on the rest.
+        int bits = compressTieKeys(lo, hi);
+        int low = Math.max(0, bits - TIE_TOP_BITS);
+        radixPasses(lo, hi, low, bits, cnt);
+        long[] sk = sortKeys;
         for (int start = lo; start < hi; ) {
-            long key = tk[ord[start]];
+            long top = sk[start] >>> low;
             int end = start + 1;
-            while (end <= hi && tk[ord[end]] == key) {
+            while (end <= hi && sk[end] >>> low == top) {
+                end++;
+            }
+            if (end - start > REFINE_RUN) {
+                radixPasses(start, end - 1, 0, low, cnt);
+                refineTied(start, end - 1, c, level, cnt);
+            } else if (end - start > 1) {
+                insertionSort(start, end - 1, c);
+            }
+            start = end;
+        }
+    }
+
+    /**
+     * Positions {@code [lo, hi]} sorted by their whole {@link #sortKeys} (stably: each run of equal ones is in the order
+     * its endpoints were added): each such run, which agrees on {@code c + 8} bytes, ordered from there.
+     */
+    private void refineTied(int lo, int hi, int c, int level, int[] cnt) {
+        long[] sk = sortKeys;
+        for (int start = lo; start < hi; ) {
+            // Read before refining [start, end): that overwrites sortKeys there.
+            long key = sk[start];
+            int end = start + 1;
+            while (end <= hi && sk[end] == key) {
                 end++;
             }
             if (end - start > REFINE_RUN) {
@@ -771,13 +800,14 @@ final class EndpointSorter {
         }
     }
 
-    /** Stable LSD radix passes (8-bit digits) over the varying bits of positions {@code [lo, hi]}'s {@link #tieKey}s. */
-    private void radixSortTies(int lo, int hi, int[] cnt) {
+    /**
+     * {@link #sortKeys} at positions {@code [lo, hi]}: the bits of their endpoints' {@link #tieKey}s that vary within
+     * the run, kept in order ({@link Long#compress}); returns how many.
+     */
+    private int compressTieKeys(int lo, int hi) {
         long[] tk = tieKey;
         int[] o = order;
-        int[] o2 = scratchOrder;
         long[] k = sortKeys;
-        long[] k2 = scratchKeys;
         long t0 = tk[o[lo]];
         long varying = 0;
         for (int i = lo; i <= hi; i++) {
@@ -786,9 +816,20 @@ final class EndpointSorter {
         for (int i = lo; i <= hi; i++) {
             k[i] = Long.compress(tk[o[i]] ^ Long.MIN_VALUE, varying);
         }
-        int passes = (Long.bitCount(varying) + 7) >>> 3;
-        for (int pass = 0; pass < passes; pass++) {
-            int shift = pass << 3;
+        return Long.bitCount(varying);
+    }
+
+    /**
+     * Stable LSD radix passes (8-bit digits) over bits {@code [fromBit, toBit)} of {@link #sortKeys} at positions
+     * {@code [lo, hi]}, moving {@link #order} with them; both end in place. A digit may reach above {@code toBit}: those
+     * bits are zero (above the kept bits) or the same for the whole range (a run of equal top bits).
+     */
+    private void radixPasses(int lo, int hi, int fromBit, int toBit, int[] cnt) {
+        int[] o = order;
+        int[] o2 = scratchOrder;
+        long[] k = sortKeys;
+        long[] k2 = scratchKeys;
+        for (int shift = fromBit; shift < toBit; shift += 8) {
             Arrays.fill(cnt, 0, 257, 0);
             for (int i = lo; i <= hi; i++) {
                 cnt[(int) ((k[i] >>> shift) & 0xFF) + 1]++;
@@ -802,15 +843,16 @@ final class EndpointSorter {
                 k2[to] = k[i];
                 o2[to] = o[i];
             }
-            long[] tkk = k;
+            long[] tk = k;
             k = k2;
-            k2 = tkk;
+            k2 = tk;
             int[] to = o;
             o = o2;
             o2 = to;
         }
         if (o != order) {
             System.arraycopy(o, lo, order, lo, hi - lo + 1);
+            System.arraycopy(k, lo, sortKeys, lo, hi - lo + 1);
         }
     }
 
