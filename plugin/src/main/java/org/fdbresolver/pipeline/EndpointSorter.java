@@ -26,13 +26,13 @@ import org.fdbresolver.api.Keys;
 final class EndpointSorter {
     private static final int INSERTION_SORT = 16;
     /** Runs of equal sort keys longer than this are refined ({@link #refineTies}), shorter ones compared whole. */
-    private static final int REFINE_RUN = Integer.getInteger("fdbresolver.sorter.refineRun", 16);
-    /** Refined runs of at least this many endpoints take radix passes; shorter ones a comparison sort. */
-    private static final int REFINE_RADIX = Integer.getInteger("fdbresolver.sorter.refineRadix", 64);
+    private static final int REFINE_RUN = 16;
+    /** Refined runs of more than this many endpoints take radix passes; shorter ones a comparison sort. */
+    private static final int REFINE_RADIX = 64;
     /** Refinement levels (each at least 8 bytes deeper) before a run is left to the comparison sort. */
     private static final int REFINE_LEVELS = 16;
     /** Top bits of a refined run's sort keys that its first radix passes take ({@link #refineTies}). */
-    private static final int TIE_TOP_BITS = Integer.getInteger("fdbresolver.sorter.tieTopBits", 16);
+    private static final int TIE_TOP_BITS = 16;
     /**
      * Batches of at most this many endpoints are sorted by comparing their sort keys, not by radix passes: a
      * radix pass costs its 257 digit counts whatever the batch (8 passes for 64 varying bits: about 1 µs at 4
@@ -230,7 +230,7 @@ final class EndpointSorter {
         if (count <= directSortEndpoints) {
             // A small batch: a radix pass costs its digit counts (257 entries to clear and sum) whatever the
             // batch; comparing the few sort keys directly (the rest of a key only on a tie) does not.
-            insertionSort(0, count - 1, -1);
+            insertionSort(0, count - 1);
         } else {
             radixSortByPrefix();
         }
@@ -707,7 +707,7 @@ final class EndpointSorter {
      */
     private void orderTies(int lo, int hi, int[] cnt) {
         if (hi - lo < REFINE_RUN) {
-            insertionSort(lo, hi, -1);
+            insertionSort(lo, hi);
         } else {
             refineTies(lo, hi, common + 8, 0, cnt);
         }
@@ -753,7 +753,7 @@ final class EndpointSorter {
         }
         if (hi - lo < REFINE_RADIX || level >= REFINE_LEVELS) {
             // Complete on its own (tieOrder compares the rest past c + 8); the level bound keeps the recursion shallow.
-            insertionSort(lo, hi, c);
+            tieSort(lo, hi, c);
             return;
         }
         // Two radix passes on the top bits of the sort keys that vary: enough to split most runs into single keys
@@ -772,7 +772,7 @@ final class EndpointSorter {
                 radixPasses(start, end - 1, 0, low, cnt);
                 refineTied(start, end - 1, c, level, cnt);
             } else if (end - start > 1) {
-                insertionSort(start, end - 1, c);
+                tieSort(start, end - 1, c);
             }
             start = end;
         }
@@ -794,7 +794,7 @@ final class EndpointSorter {
             if (end - start > REFINE_RUN) {
                 refineTies(start, end - 1, c + 8, level + 1, cnt);
             } else if (end - start > 1) {
-                insertionSort(start, end - 1, c);
+                tieSort(start, end - 1, c);
             }
             start = end;
         }
@@ -856,17 +856,17 @@ final class EndpointSorter {
         }
     }
 
-    /** Sorts positions {@code [lo, hi]} by {@link #orderCompare} ({@code c < 0}) or {@link #tieOrder}{@code (c)}. */
-    private void insertionSort(int lo, int hi, int c) {
+    /** Sorts positions {@code [lo, hi]} by {@link #orderCompare}. */
+    private void insertionSort(int lo, int hi) {
         if (hi - lo > INSERTION_SORT) {
-            quicksort(lo, hi, c);
+            quicksort(lo, hi);
             return;
         }
         int[] o = order;
         for (int i = lo + 1; i <= hi; i++) {
             int x = o[i];
             int j = i - 1;
-            while (j >= lo && order(o[j], x, c) > 0) {
+            while (j >= lo && orderCompare(o[j], x) > 0) {
                 o[j + 1] = o[j];
                 j--;
             }
@@ -874,8 +874,25 @@ final class EndpointSorter {
         }
     }
 
-    private int order(int a, int b, int c) {
-        return c < 0 ? orderCompare(a, b) : tieOrder(a, b, c);
+    /**
+     * Sorts positions {@code [lo, hi]} by {@link #tieOrder}{@code (c)}: {@link #insertionSort(int, int)} for a run whose
+     * {@link #tieKey}s hold the 8 bytes after {@code c} (its own comparator, so that the batch's keeps its code and cost).
+     */
+    private void tieSort(int lo, int hi, int c) {
+        if (hi - lo > INSERTION_SORT) {
+            tieQuicksort(lo, hi, c);
+            return;
+        }
+        int[] o = order;
+        for (int i = lo + 1; i <= hi; i++) {
+            int x = o[i];
+            int j = i - 1;
+            while (j >= lo && tieOrder(o[j], x, c) > 0) {
+                o[j + 1] = o[j];
+                j--;
+            }
+            o[j + 1] = x;
+        }
     }
 
     /**
@@ -928,28 +945,28 @@ final class EndpointSorter {
         return Arrays.compareUnsigned(keys, offset[a] + from, offset[a] + la, keys, offset[b] + from, offset[b] + lb);
     }
 
-    private void quicksort(int lo, int hi, int c) {
+    private void quicksort(int lo, int hi) {
         int[] o = order;
         while (hi - lo > INSERTION_SORT) {
             int mid = (lo + hi) >>> 1;
             // Median of three as the pivot.
-            if (order(o[mid], o[lo], c) < 0) {
+            if (orderCompare(o[mid], o[lo]) < 0) {
                 swap(o, mid, lo);
             }
-            if (order(o[hi], o[lo], c) < 0) {
+            if (orderCompare(o[hi], o[lo]) < 0) {
                 swap(o, hi, lo);
             }
-            if (order(o[hi], o[mid], c) < 0) {
+            if (orderCompare(o[hi], o[mid]) < 0) {
                 swap(o, hi, mid);
             }
             int pivot = o[mid];
             int i = lo;
             int j = hi;
             while (i <= j) {
-                while (order(o[i], pivot, c) < 0) {
+                while (orderCompare(o[i], pivot) < 0) {
                     i++;
                 }
-                while (order(o[j], pivot, c) > 0) {
+                while (orderCompare(o[j], pivot) > 0) {
                     j--;
                 }
                 if (i <= j) {
@@ -958,17 +975,65 @@ final class EndpointSorter {
             }
             // Recurse into the smaller side, loop on the larger: stack depth stays logarithmic.
             if (j - lo < hi - i) {
-                quicksort(lo, j, c);
+                quicksort(lo, j);
                 lo = i;
             } else {
-                quicksort(i, hi, c);
+                quicksort(i, hi);
                 hi = j;
             }
         }
         for (int i = lo + 1; i <= hi; i++) {
             int x = o[i];
             int j = i - 1;
-            while (j >= lo && order(o[j], x, c) > 0) {
+            while (j >= lo && orderCompare(o[j], x) > 0) {
+                o[j + 1] = o[j];
+                j--;
+            }
+            o[j + 1] = x;
+        }
+    }
+
+    private void tieQuicksort(int lo, int hi, int c) {
+        int[] o = order;
+        while (hi - lo > INSERTION_SORT) {
+            int mid = (lo + hi) >>> 1;
+            // Median of three as the pivot.
+            if (tieOrder(o[mid], o[lo], c) < 0) {
+                swap(o, mid, lo);
+            }
+            if (tieOrder(o[hi], o[lo], c) < 0) {
+                swap(o, hi, lo);
+            }
+            if (tieOrder(o[hi], o[mid], c) < 0) {
+                swap(o, hi, mid);
+            }
+            int pivot = o[mid];
+            int i = lo;
+            int j = hi;
+            while (i <= j) {
+                while (tieOrder(o[i], pivot, c) < 0) {
+                    i++;
+                }
+                while (tieOrder(o[j], pivot, c) > 0) {
+                    j--;
+                }
+                if (i <= j) {
+                    swap(o, i++, j--);
+                }
+            }
+            // Recurse into the smaller side, loop on the larger: stack depth stays logarithmic.
+            if (j - lo < hi - i) {
+                tieQuicksort(lo, j, c);
+                lo = i;
+            } else {
+                tieQuicksort(i, hi, c);
+                hi = j;
+            }
+        }
+        for (int i = lo + 1; i <= hi; i++) {
+            int x = o[i];
+            int j = i - 1;
+            while (j >= lo && tieOrder(o[j], x, c) > 0) {
                 o[j + 1] = o[j];
                 j--;
             }
