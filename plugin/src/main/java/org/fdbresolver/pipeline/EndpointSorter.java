@@ -16,7 +16,9 @@ import org.fdbresolver.api.Keys;
  * an LSD radix sort takes one pass per digit of the kept bits. When every key is whole in its sort key
  * (at most 8 bytes, or such a key and a 0x00: the end of a point range), the varying bits of the length
  * go below them, so the sort alone orders the batch; otherwise endpoints with equal sort keys are then
- * ordered by the rest of their bytes.
+ * ordered by the rest of their bytes: a short run by comparison, a long one (tuple-layer keys: every endpoint of a
+ * subspace ties on a sort key of subspace bytes) from its own common prefix on ({@link #refineTies}), so that the
+ * bytes the whole run shares are not compared.
  *
  * <p><b>Across threads</b> ({@link #sortAcross}): the endpoints are added in slices at once ({@link #put}),
  * then the sort keys' top digit scatters them into ranges of about equal size (one counting and one scatter
