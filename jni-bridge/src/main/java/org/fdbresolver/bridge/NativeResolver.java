@@ -135,6 +135,11 @@ public final class NativeResolver {
         this.heapNeed = heapNeed;
     }
 
+    /** A resolver over {@code conflictSet} that admitted no heap and captures nothing ({@link BridgeWarmUp}); the caller closes the set. */
+    static NativeResolver throwaway(ConflictSet conflictSet) {
+        return new NativeResolver(conflictSet, 0);
+    }
+
     /**
      * Synthetic batches the first open of engine {@code tree} runs through throwaway engines before the real one:
      * measured on 200 batches of three transactions right after the JVM starts, the median batch 0.17 ms cold and
@@ -142,6 +147,11 @@ public final class NativeResolver {
      * this loaded 2-core machine (docs/fdb-integration.md, "Threads and time").
      */
     static final int FIRST_OPEN_WARM_UP_BATCHES = 2_000;
+    /**
+     * Synthetic batches the first open of engine {@code tree} then runs through the bridge's Java path
+     * ({@link BridgeWarmUp}), which the engine's warm-up leaves cold.
+     */
+    static final int FIRST_OPEN_BRIDGE_WARM_UP_BATCHES = 1_000;
     private static final AtomicBoolean ENGINE_WARMED = new AtomicBoolean();
 
     /**
@@ -180,11 +190,21 @@ public final class NativeResolver {
             // The first open of engine tree in this JVM warms it (issue 31): a Resolver holds every commit while it
             // decides, and a cold JVM's first batches ran about ten times slower than warm ones. Later opens find
             // the code compiled; engine_option=warmUpBatches=N sets another count (0: none).
-            if ((engine == null || engine.equals("tree")) && (options == null || !options.contains("warmUpBatches="))
-                    && ENGINE_WARMED.compareAndSet(false, true)) {
+            boolean warm = (engine == null || engine.equals("tree")) && (options == null || !options.contains("warmUpBatches="))
+                    && ENGINE_WARMED.compareAndSet(false, true);
+            if (warm) {
                 config.option("warmUpBatches", Integer.toString(FIRST_OPEN_WARM_UP_BATCHES));
             }
             ConflictSetConfig built = config.build();
+            // Then the bridge's own path, which the engine's warm-up does not run (BridgeWarmUp).
+            String warmUpFailure = null;
+            if (warm) {
+                try {
+                    BridgeWarmUp.run(built, FIRST_OPEN_BRIDGE_WARM_UP_BATCHES);
+                } catch (Throwable e) {
+                    warmUpFailure = "the bridge's warm-up failed (the first batches run cold): " + describe(e);
+                }
+            }
             ConflictSet cs = ConflictSet.open(built);
             long bound = cs.engine().historyHeapBoundBytes();
             CaptureSettings captureSettings = bridge.capture();
@@ -207,6 +227,9 @@ public final class NativeResolver {
                     cs.close();
                     throw e;
                 }
+            }
+            if (warmUpFailure != null) {
+                resolver.warn(warmUpFailure);
             }
             if (bound < 0) {
                 resolver.warn("engine " + cs.engineName() + " keeps all history: its memory has no bound (an oracle for "
