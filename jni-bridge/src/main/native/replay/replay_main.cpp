@@ -23,6 +23,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -47,6 +48,72 @@ struct UsageError {
 
 using replay::monotonicNanos;
 using replay::threadCpuNanos;
+
+/**
+ * Every timed batch's wall and CPU time, for the latency lines bench prints (issue 31): a Resolver holds every
+ * commit while it decides a batch, so the tail matters as much as the total. Appended after each batch's clock
+ * window closes.
+ */
+struct BatchLatencies {
+    std::vector<int64_t> nanos;
+    std::vector<int64_t> cpuNanos;
+    std::vector<uint64_t> index;
+    std::vector<int64_t> version;
+
+    void record(uint64_t batch, int64_t batchVersion, int64_t wall, int64_t cpu) {
+        nanos.push_back(wall);
+        cpuNanos.push_back(cpu);
+        index.push_back(batch);
+        version.push_back(batchVersion);
+    }
+
+    /** The nearest-rank q quantile (0 < q <= 1) of sorted, as bench's BatchLatencies. */
+    static int64_t quantileOfSorted(const std::vector<int64_t>& sorted, double q) {
+        if (sorted.empty()) return 0;
+        int64_t rank = int64_t(std::ceil(q * double(sorted.size())));
+        return sorted[size_t(std::max<int64_t>(0, std::min<int64_t>(int64_t(sorted.size()) - 1, rank - 1)))];
+    }
+
+    static void printMillis(const char* name, int64_t n) { std::printf("%s: %.3f ms\n", name, n / 1e6); }
+
+    /** latency-*, latency-max-to-p50, cpu-latency-*, slowest-1..5 and slowest-cpu-1..5, as bench names them. */
+    void print() const {
+        static const char* kQuantiles[] = {"p50", "p90", "p99", "p99.9", "max"};
+        static const double kValues[] = {0.5, 0.9, 0.99, 0.999, 1.0};
+        std::vector<int64_t> sorted = nanos;
+        std::sort(sorted.begin(), sorted.end());
+        for (int q = 0; q < 5; q++) {
+            printMillis(("latency-" + std::string(kQuantiles[q])).c_str(), quantileOfSorted(sorted, kValues[q]));
+        }
+        int64_t p50 = quantileOfSorted(sorted, 0.5);
+        if (p50 > 0) {
+            std::printf("latency-max-to-p50: %.1f\n", double(quantileOfSorted(sorted, 1.0)) / double(p50));
+        } else {
+            std::printf("latency-max-to-p50: n/a\n");
+        }
+        std::vector<int64_t> cpu = cpuNanos;
+        std::sort(cpu.begin(), cpu.end());
+        for (int q = 0; q < 5; q++) {
+            printMillis(("cpu-latency-" + std::string(kQuantiles[q])).c_str(), quantileOfSorted(cpu, kValues[q]));
+        }
+        printSlowest("slowest-", nanos);
+        printSlowest("slowest-cpu-", cpuNanos);
+    }
+
+    /** The five largest of by, slowest first, equal times in trace order. */
+    void printSlowest(const char* prefix, const std::vector<int64_t>& by) const {
+        std::vector<size_t> order(by.size());
+        for (size_t i = 0; i < order.size(); i++) order[i] = i;
+        size_t k = std::min<size_t>(5, order.size());
+        std::partial_sort(order.begin(), order.begin() + k, order.end(),
+                          [&](size_t a, size_t b) { return by[a] != by[b] ? by[a] > by[b] : a < b; });
+        for (size_t j = 0; j < k; j++) {
+            size_t i = order[j];
+            std::printf("%s%zu: batch %" PRIu64 " (version %" PRId64 ") %.3f ms (cpu %.3f ms)\n", prefix, j + 1,
+                        index[i], version[i], nanos[i] / 1e6, cpuNanos[i] / 1e6);
+        }
+    }
+};
 
 void usage(FILE* out) {
     std::fputs(
@@ -426,6 +493,7 @@ int replayTrace(const Options& o) {
     uint64_t timedTransactions = 0;
     int64_t timedNanos = 0;
     int64_t timedCpuNanos = 0;
+    BatchLatencies latencies;
     fdbr_stats atStart{};
 
     try {
@@ -463,6 +531,7 @@ int replayTrace(const Options& o) {
                 timedNanos += elapsed;
                 timedCpuNanos += elapsedCpu;
                 timedTransactions += batch.transactionCount;
+                latencies.record(batches, batch.version, elapsed, elapsedCpu);
             }
 
             decisions.assign(batch.transactionCount, uint8_t(FDBR_CONFLICT));
@@ -513,6 +582,7 @@ int replayTrace(const Options& o) {
     std::printf("memory-budget-bytes: %" PRId64 "\n", atEnd.memory_budget_bytes);
     std::printf("history-bytes: %" PRId64 "\n", atEnd.history_bytes);
     std::printf("retained-version: %" PRId64 "\n", atEnd.retained_version);
+    latencies.print();
     if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
         return fail(kBadInput, std::string("cannot write the results to standard output: ") + std::strerror(errno));
     }

@@ -132,6 +132,36 @@ class ReplayCommandLineTest {
     }
 
     /**
+     * The latency lines bench prints, of the timed batches only: quantiles in order, the slowest batch is the maximum,
+     * at most five slowest listed, each a timed batch.
+     */
+    @Test
+    void latenciesOfTheTimedBatchesAsBenchPrintsThem() throws Exception {
+        NativeProgram.Run run = replay(trace().toString(), "--warmup", "313");
+        assertEquals(0, run.exitCode(), run.all());
+        java.util.Map<String, String> v = run.values();
+        double previous = 0;
+        for (String q : List.of("p50", "p90", "p99", "p99.9", "max")) {
+            String text = v.get("latency-" + q);
+            assertTrue(text != null && text.matches("\\d+\\.\\d{3} ms"), q + ": " + run.stdout());
+            double ms = Double.parseDouble(text.split(" ")[0]);
+            assertTrue(ms >= previous, q + " below the quantile before it: " + run.stdout());
+            previous = ms;
+            assertTrue(v.get("cpu-latency-" + q).matches("\\d+\\.\\d{3} ms"), run.stdout());
+        }
+        assertTrue(v.get("latency-max-to-p50").matches("\\d+\\.\\d|n/a"), run.stdout());
+        // 316 batches, 313 untimed: three timed, so three slowest of each kind, batches 313-315.
+        for (String prefix : List.of("slowest-", "slowest-cpu-")) {
+            for (int k = 1; k <= 3; k++) {
+                assertTrue(v.get(prefix + k).matches("batch 31[3-5] \\(version \\d+\\) \\d+\\.\\d{3} ms \\(cpu \\d+\\.\\d{3} ms\\)"),
+                        prefix + k + ": " + run.stdout());
+            }
+            assertEquals(null, v.get(prefix + 4), run.stdout());
+        }
+        assertTrue(v.get("slowest-1").contains(") " + v.get("latency-max") + " (cpu"), run.stdout());
+    }
+
+    /**
      * -Dfdbresolver.bridge.profile=true: each statistics call prints the pieces of the batches since the last, so the
      * driver's calls at the end of its warm-up and at its end print the warm-up's and the timed part's; off, nothing.
      */
