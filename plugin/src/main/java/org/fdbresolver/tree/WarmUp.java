@@ -20,8 +20,12 @@ final class WarmUp {
     private WarmUp() {
     }
 
-    /** {@code batches} synthetic batches through an engine of {@code config}, half on each read path. */
-    static void run(ConflictSetConfig config, int batches) {
+    /**
+     * {@code batches} synthetic batches through an engine of {@code config}, half on each read path; returns how
+     * many transactions were committed, conflicted and too old (index 0, 1, 2: every kind is warmed).
+     */
+    static long[] run(ConflictSetConfig config, int batches) {
+        long[] decided = new long[3];
         for (String batchedFrom : new String[] {"1000000000000", "0"}) {
             ConflictSetConfig.Builder b = config.toBuilder()
                     .memoryBudgetBytes(Math.min(config.memoryBudgetBytes(), WARM_UP_BUDGET))
@@ -29,14 +33,15 @@ final class WarmUp {
                     .option(TreeEngine.READ_BATCHED_FROM_BYTES, batchedFrom);
             TreeEngine engine = new TreeEngine(b.build());
             try {
-                drive(engine, batches / 2, config.maxKeyBytes());
+                drive(engine, batches / 2, config.maxKeyBytes(), decided);
             } finally {
                 engine.close();
             }
         }
+        return decided;
     }
 
-    private static void drive(TreeEngine engine, int batches, int maxKeyBytes) {
+    private static void drive(TreeEngine engine, int batches, int maxKeyBytes, long[] decided) {
         SplittableRandom rnd = new SplittableRandom(0x5EED);
         ConflictBatch batch = ConflictBatch.detached();
         BatchResult out = new BatchResult();
@@ -44,7 +49,7 @@ final class WarmUp {
                 "\u0002index\u0000\u0002by_name\u0000".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1), {(byte) 0xFF, '/'}};
         byte[] begin = new byte[64];
         byte[] end = new byte[64];
-        long now = 1_000_000;
+        long now = 10_000_000; // past the window from the first batch: some snapshots are too old from the start
         for (int i = 0; i < batches; i++) {
             now += 1 + rnd.nextInt(5_000);
             long oldest = Math.max(0, now - 5_000_000);
@@ -65,6 +70,9 @@ final class WarmUp {
                 }
             }
             engine.detectConflicts(batch, now, oldest, out);
+            for (int t = 0; t < txns; t++) {
+                decided[out.decisionCode(t)]++;
+            }
         }
     }
 

@@ -2,6 +2,7 @@ package org.fdbresolver.tree;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -49,6 +50,15 @@ class WarmUpTest {
             } finally {
                 sets.forEach(ConflictSet::close);
             }
+        }
+    }
+
+    /** The warm-up's batches decide every way a Resolver's do, so each path (too-old included) is compiled. */
+    @Test
+    void theSyntheticBatchesCommitConflictAndComeTooOld() {
+        long[] decided = WarmUp.run(ConflictSetConfig.builder().engine("tree").build(), 600);
+        for (int kind = 0; kind < 3; kind++) {
+            assertTrue(decided[kind] > 0, "decision code " + kind + " never came: " + Arrays.toString(decided));
         }
     }
 }
