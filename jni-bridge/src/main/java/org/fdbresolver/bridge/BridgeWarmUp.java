@@ -33,6 +33,8 @@ final class BridgeWarmUp {
         {(byte) 0xFF, '/'}};
     private static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED;
     private static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED;
+    /** Key bytes are big-endian: the 8 bytes after a prefix order as the number. */
+    private static final ValueLayout.OfLong I64_BIG_ENDIAN = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
 
     private BridgeWarmUp() {
     }
@@ -153,8 +155,7 @@ final class BridgeWarmUp {
     private static int key(SplittableRandom rnd, MemorySegment keys, long at) {
         byte[] p = PREFIXES[rnd.nextInt(PREFIXES.length)];
         MemorySegment.copy(p, 0, keys, ValueLayout.JAVA_BYTE, at, p.length);
-        keys.set(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN), at + p.length,
-                rnd.nextLong(200_000));
+        keys.set(I64_BIG_ENDIAN, at + p.length, rnd.nextLong(200_000));
         return p.length + 8;
     }
 }
