@@ -69,6 +69,8 @@ RESOLVERS = {
     "reference": "the reference engine in the checked mode",
     "tree-single": "the tree with its one-descent read path, in the checked mode",
     "tree-metrics": "the tree as an operator runs it (mode=plugin): counters in ResolverMetrics, no skip list beside it",
+    "tree-plugin": "the tree deciding alone (mode=plugin, the skip list guarding only the system keys), counters left "
+                   "out of ResolverMetrics: the answers sent are the plugin's, and the run must reproduce stock's",
     "tree-capture": "the tree in the checked mode, capturing every batch into the run's folder (capture/)",
 }
 
@@ -103,6 +105,11 @@ FAULTS = {
                                     allowed_errors=("ResolverConflictSetPluginDiffers",)),
     "fault-wrong-commit-shadow": FaultCase("the same in shadow mode: the skip list decides, the differences are counted",
                                            "mode=shadow;" + FAULTY + "wrong-commit", "ShadowDiffers"),
+    "fault-wrong-commit-metadata": FaultCase("the plugin answers COMMIT for every CONFLICT of a transaction with a range "
+                                             "in the system keys, deciding alone: the metadata guard sends the skip "
+                                             "list's answer and it goes on alone; the one SevError is the guard's",
+                                             "mode=plugin;" + FAULTY + "wrong-commit-system", r"MetadataDiffers",
+                                             allowed_errors=("ResolverConflictSetPluginMetadataDiffers",)),
     "fault-no-library": FaultCase("the plugin's library is missing", "mode=plugin;engine=tree", "OpenFailed",
                                   library="/nonexistent/libfdbresolver.so"),
     "fault-bad-class-path": FaultCase("the plugin's class path holds no engine", "mode=plugin;engine=tree", "OpenFailed",
@@ -112,7 +119,7 @@ RESOLVERS.update({name: f.what for name, f in FAULTS.items()})
 
 # Resolvers whose runs must reproduce the stock run (tree-metrics adds trace fields, which changes the
 # simulation's random stream: it never reproduces the unseed, and is not meant to).
-CHECKED_RESOLVERS = ("tree", "reference", "tree-single", "tree-capture")
+CHECKED_RESOLVERS = ("tree", "reference", "tree-single", "tree-capture", "tree-plugin")
 DEFAULT_RESOLVERS_NAMED = ["stock", "tree", "reference", "tree-metrics"]
 DEFAULT_RESOLVERS_FILES = ["stock", "tree"]
 BROKEN = "broken"  # the negative test's engine: commits everything

@@ -11,7 +11,7 @@ REASON_KINDS = (("multi-part", "multi-part test"), ("restart test", "restart tes
                 ("unit test", "unit test, not a simulation"), ("IGNORE", "marked IGNORE"),
                 ("LONG_RUNNING", "marked LONG_RUNNING"), ("only under if", "not in this build's test list"),
                 ("not a test specification", "not a test file"), ("External workload", "needs a workload library"))
-RESOLVER_ORDER = ["stock", "tree", "reference", "tree-single", "tree-capture", "tree-metrics", *FAULTS, BROKEN, RECHECK]
+RESOLVER_ORDER = ["stock", "tree", "reference", "tree-single", "tree-capture", "tree-plugin", "tree-metrics", *FAULTS, BROKEN, RECHECK]
 
 
 def classify_reason(reason):

@@ -26,6 +26,7 @@ def plugin_config(resolver, class_path, test_class_path):
                        f"class_path={class_path};{PLUGIN_JVM}",
         "reference": f"{checked};engine=reference;class_path={class_path};{PLUGIN_JVM}",
         "tree-metrics": f"mode=plugin;{tree}",
+        "tree-plugin": f"mode=plugin;resolver_metrics=0;{tree}",
         # fdbserver runs in the run's folder; a small queue, as every resolver's is on the one JVM's heap.
         "tree-capture": f"{checked};{tree};capture=capture;capture_queue_bytes=4m;capture_max_bytes=64g",
         # Deciding alone (mode=plugin): only FoundationDB's own checks can catch it.

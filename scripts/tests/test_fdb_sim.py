@@ -537,6 +537,7 @@ class InvocationTest(unittest.TestCase):
         self.assertTrue(all(r["passed"] for r in rows.values()), rows)
         # The guarded difference's SevError is the expected one; the fault engine runs from the test classes.
         self.assertEqual(rows["fault-wrong-commit"]["sev_errors"], {"ResolverConflictSetPluginDiffers": 1})
+        self.assertEqual(rows["fault-wrong-commit-metadata"]["sev_errors"], {"ResolverConflictSetPluginMetadataDiffers": 1})
         run = os.path.join(self.out, "runs", "fast", "CycleTest")
         command = read(os.path.join(run, "fault-throw", "seed-1", "command.txt"))
         self.assertIn("engine=test-faulty", command)

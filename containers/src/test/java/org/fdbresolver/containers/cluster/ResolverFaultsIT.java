@@ -80,6 +80,17 @@ class ResolverFaultsIT {
         runFault(faulty("fault-wrong-commit", "guarded", "wrong-commit"), "guarded", "wrong-commit", true);
     }
 
+    /**
+     * Plugin mode's metadata guard: the engine answers COMMIT for a transaction that conflicts on a system key (it
+     * read one written after its read version); the skip list, which holds the system keys' history beside the
+     * plugin, finds the conflict, and the COMMIT is never sent (the client sees the skip list's answer after the
+     * fallback: too old, as its history starts at that batch, or not committed).
+     */
+    @Test
+    void aWrongCommitOnTheSystemKeysInPluginModeIsNeverSent() throws Exception {
+        runFault(faulty("fault-wrong-commit-metadata", "plugin", "wrong-commit-system"), "plugin", "wrong-commit-system", true);
+    }
+
     @Test
     void aMissingLibraryLeavesTheSkipListDeciding() throws Exception {
         ClusterSpec spec = ClusterSpec.plugin("fault-missing-library").withLibrary("/opt/fdbresolver/native/no-such-library.so");
@@ -160,6 +171,12 @@ class ResolverFaultsIT {
                 // The one SevError of guarded mode: the difference, logged once; the skip list's answer was sent.
                 assertEquals(List.of("ResolverConflictSetPluginDiffers"), errors.stream().map(TraceLog.Event::type).toList(), "" + errors);
                 assertEquals("SkipList", errors.getFirst().detail("Sent"));
+            } else if (fault.equals("wrong-commit-system")) {
+                // The metadata guard's one SevError: the skip list found the system keys conflicting; its answer was sent.
+                assertEquals(List.of("ResolverConflictSetPluginMetadataDiffers"), errors.stream().map(TraceLog.Event::type).toList(),
+                        "" + errors);
+                assertEquals("CONFLICT", errors.getFirst().detail("SkipList"));
+                assertTrue(metrics.counter("PluginMetadataBatches") > 0, () -> "the guard checked batches: " + metrics);
             } else {
                 assertEquals(List.of(), errors, "no SevError anywhere");
             }
@@ -261,10 +278,34 @@ class ResolverFaultsIT {
      * Writes the key the test engine watches for: the batch holding it is the faulty one. For a wrong COMMIT the
      * trigger goes with a transaction that must conflict (it read a key written after its read version), so that the
      * faulty batch holds a CONFLICT for the engine to turn into a COMMIT; guarded mode must send the skip list's
-     * answer, and the client sees not_committed.
+     * answer, and the client sees not_committed. For a wrong COMMIT on the system keys the probe is a system key, and
+     * the skip list answers after plugin mode's fallback: too old (its history starts at that batch) or not committed.
      */
     private static void writeTrigger(Database db, String fault) {
         byte[] trigger = (TRIGGER + fault).getBytes(StandardCharsets.UTF_8);
+        if (fault.equals("wrong-commit-system")) {
+            byte[] probe = "\u00ff/fdbresolver/guard-probe".getBytes(StandardCharsets.ISO_8859_1);
+            try (var tr = db.createTransaction()) {
+                tr.options().setAccessSystemKeys();
+                tr.get(probe).join();
+                db.run(other -> {
+                    other.options().setAccessSystemKeys();
+                    other.set(probe, new byte[] {2});
+                    return null;
+                });
+                tr.set(trigger, new byte[] {1});
+                try {
+                    tr.commit().join();
+                    throw new AssertionError("a transaction that read a system key written after its read version committed: the metadata"
+                            + " guard let the wrong COMMIT through");
+                } catch (RuntimeException e) {
+                    int code = FdbErrors.code(e);
+                    assertTrue(code == FdbErrors.NOT_COMMITTED || code == FdbErrors.TRANSACTION_TOO_OLD,
+                            () -> "the skip list's answer reached the client: " + e);
+                }
+            }
+            return;
+        }
         if (!fault.equals("wrong-commit")) {
             db.run(tr -> {
                 tr.set(trigger, new byte[] {1});

@@ -23,7 +23,9 @@ import org.fdbresolver.engine.Engines;
  * transaction's reads, or a transaction without reads answered CONFLICT (what a bug in an engine or the
  * bridge could send);</li>
  * <li>{@code wrong-commit}: the batch is decided, then every CONFLICT answered COMMIT (a wrong answer that only a
- * comparison with the skip list can see).</li>
+ * comparison with the skip list can see);</li>
+ * <li>{@code wrong-commit-system}: the same, only for transactions with a range in the system keys ({@code \xff}
+ * and above): what plugin mode's metadata guard must catch.</li>
  * </ul>
  * Issue 15's fault injection: FoundationDB's Resolver hook must turn each into a fallback to its skip list,
  * never a recovery and never a wrong COMMIT sent (in guarded mode for the wrong answer).
@@ -44,15 +46,16 @@ public final class FaultyEngineFactory implements EngineFactory {
 
     @Override
     public String description() {
-        return "tree engine that fails on purpose: throw, oom, malformed or wrong-commit (tests only)";
+        return "tree engine that fails on purpose: throw, oom, malformed, wrong-commit or wrong-commit-system (tests only)";
     }
 
     @Override
     public ConflictEngine create(ConflictSetConfig config) {
         Map<String, String> options = config.options();
         String fault = options.getOrDefault(FAULT, "throw");
-        if (!List.of("throw", "oom", "malformed", "wrong-commit").contains(fault)) {
-            throw new IllegalArgumentException("engine test-faulty: fault must be throw, oom, malformed or wrong-commit: " + fault);
+        if (!List.of("throw", "oom", "malformed", "wrong-commit", "wrong-commit-system").contains(fault)) {
+            throw new IllegalArgumentException(
+                    "engine test-faulty: fault must be throw, oom, malformed, wrong-commit or wrong-commit-system: " + fault);
         }
         long every = Long.parseLong(options.getOrDefault(EVERY, "1"));
         long after = Long.parseLong(options.getOrDefault(AFTER, "0"));
@@ -88,9 +91,10 @@ public final class FaultyEngineFactory implements EngineFactory {
                 delegate.detectConflicts(batch, now, newOldestVersion, out);
                 if (faulty && fault.equals("malformed")) {
                     corrupt(batch, out);
-                } else if (faulty && fault.equals("wrong-commit")) {
+                } else if (faulty && fault.startsWith("wrong-commit")) {
+                    boolean systemOnly = fault.equals("wrong-commit-system");
                     for (int t = 0; t < out.transactionCount(); t++) {
-                        if (out.decision(t) == Decision.CONFLICT) {
+                        if (out.decision(t) == Decision.CONFLICT && (!systemOnly || touchesSystemKeys(batch, t))) {
                             out.setDecision(t, Decision.COMMIT_CODE);
                         }
                     }
@@ -110,6 +114,27 @@ public final class FaultyEngineFactory implements EngineFactory {
                     }
                 }
                 return false;
+            }
+
+            /** Whether a read or write range of transaction {@code t} ends past {@code \xff}, in the system keys. */
+            private boolean touchesSystemKeys(ConflictBatch batch, int t) {
+                byte[] keys = batch.keys();
+                for (int r = batch.readStart(t); r < batch.readEnd(t); r++) {
+                    if (pastSystemBegin(keys, batch.readEndOffset(r), batch.readEndLength(r))) {
+                        return true;
+                    }
+                }
+                for (int w = batch.writeStart(t); w < batch.writeEnd(t); w++) {
+                    if (pastSystemBegin(keys, batch.writeEndOffset(w), batch.writeEndLength(w))) {
+                        return true;
+                    }
+                }
+                return false;
+            }
+
+            /** A key above {@code \xff}: it starts with that byte and has more. */
+            private static boolean pastSystemBegin(byte[] keys, int offset, int length) {
+                return length > 1 && keys[offset] == (byte) 0xff;
             }
 
             /** A conflicting read past the transaction's reads, else a CONFLICT for a transaction without reads. */

@@ -89,4 +89,29 @@ class FaultyEngineTest {
             assertEquals(Decision.CONFLICT, batch(cs, 12).decision(0), "the right answer");
         }
     }
+
+    @Test
+    void wrongCommitSystemCommitsConflictsInTheSystemKeysOnly() {
+        byte[] system = {(byte) 0xff, 'p'};
+        byte[] systemEnd = {(byte) 0xff, 'p', 0};
+        try (ConflictSet cs = open("wrong-commit-system", 1, 1)) {
+            ConflictBatch first = cs.newBatch();
+            first.addTransaction(9, false);
+            first.addWrite(A, A0);
+            first.addTransaction(9, false);
+            first.addWrite(system, systemEnd);
+            first.detectConflicts(10, 0);
+            ConflictBatch second = cs.newBatch();
+            second.addTransaction(9, false);
+            second.addRead(A, A0);
+            second.addTransaction(9, false);
+            second.addRead(system, systemEnd);
+            second.addTransaction(9, false);
+            second.addRead(new byte[] {'0'}, system); // a range from below the system keys into them
+            BatchResult r = second.detectConflicts(12, 0);
+            assertEquals(Decision.CONFLICT, r.decision(0), "a conflict on an ordinary key is answered right");
+            assertEquals(Decision.COMMIT, r.decision(1), "a conflict on a system key is answered COMMIT");
+            assertEquals(Decision.COMMIT, r.decision(2), "so is one whose range reaches into the system keys");
+        }
+    }
 }
