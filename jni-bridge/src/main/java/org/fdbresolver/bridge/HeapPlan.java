@@ -111,6 +111,28 @@ final class HeapPlan {
         openCount++;
     }
 
+    /**
+     * Once the last resolver of a JVM the bridge started has closed and finished (a fallback to the skip list, the
+     * Resolver's end), a full collection, so that the collector hands the freed heap back to the system (G1, the
+     * default, shrinks the heap after a full collection down to what its free-ratio settings keep): after a fallback
+     * in plugin mode the skip list rebuilds the window in the same process, and the history's heap should not stay
+     * committed beside it. Not in a JVM the bridge did not start (its heap is its owner's), and not while a
+     * resolver is open (a full collection stops every Java thread, the one deciding a batch too). Runs on the closing
+     * thread, never the host's.
+     */
+    static void returnHeapIfIdle() {
+        synchronized (HeapPlan.class) {
+            if (openCount > 0 || closingCount > 0 || !Boolean.getBoolean("fdbresolver.bridge.ownJvm")) {
+                return;
+            }
+        }
+        System.gc();
+        heapReturns.incrementAndGet();
+    }
+
+    /** How many times {@link #returnHeapIfIdle} collected (for tests). */
+    static final java.util.concurrent.atomic.AtomicLong heapReturns = new java.util.concurrent.atomic.AtomicLong();
+
     /** Gives back an admission at once (an open that failed after {@link #admit}). */
     static synchronized void release(long need) {
         openNeed -= need;

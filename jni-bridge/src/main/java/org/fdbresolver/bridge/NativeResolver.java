@@ -97,8 +97,10 @@ public final class NativeResolver {
     private static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED;
     private static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED;
 
-    private final ConflictSet conflictSet;
-    private final ConflictBatch batch;
+    /** The engine and its batch; let go once the resolver has closed, so that the collector can give its heap back. */
+    private ConflictSet conflictSet;
+    private ConflictBatch batch;
+    private final String engineName;
     private final NativeBatch layout = new NativeBatch();
     private final int maxKeyBytes;
     /** Heap admitted for this resolver at open ({@link HeapPlan}); given back at close. */
@@ -131,8 +133,14 @@ public final class NativeResolver {
     private NativeResolver(ConflictSet conflictSet, long heapNeed) {
         this.conflictSet = conflictSet;
         this.batch = conflictSet.newBatch();
+        this.engineName = conflictSet.engineName();
         this.maxKeyBytes = conflictSet.config().maxKeyBytes();
         this.heapNeed = heapNeed;
+    }
+
+    /** The engine, for tests that fill its history directly; null once the resolver has closed and finished. */
+    ConflictSet conflictSetForTests() {
+        return conflictSet;
     }
 
     /** A resolver over {@code conflictSet} that admitted no heap and captures nothing ({@link BridgeWarmUp}); the caller closes the set. */
@@ -433,7 +441,7 @@ public final class NativeResolver {
 
     /** The name of the engine this resolver runs, the default engine's when none was asked for. */
     String engineName() {
-        return conflictSet.engineName();
+        return engineName;
     }
 
     private synchronized long pendingWarnings() {
@@ -490,7 +498,11 @@ public final class NativeResolver {
         } catch (Throwable e) {
             lateWarning("waiting for the capture's writer of " + capture.folder() + " failed: " + describe(e));
         } finally {
+            conflictSet = null;
+            batch = null;
+            capture = null;
             HeapPlan.released(heapNeed);
+            HeapPlan.returnHeapIfIdle();
         }
     }
 
