@@ -110,6 +110,16 @@ FAULTS = {
                                              "list's answer and it goes on alone; the one SevError is the guard's",
                                              "mode=plugin;" + FAULTY + "wrong-commit-system", r"MetadataDiffers",
                                              allowed_errors=("ResolverConflictSetPluginMetadataDiffers",)),
+    "fault-no-conflicting-reads": FaultCase("the plugin answers a committing reporting transaction CONFLICT with no "
+                                            "conflicting reads (the commit proxy would assert), deciding alone: caught "
+                                            "as malformed (run it on report-conflicting-keys: Cycle reports none)",
+                                            "mode=plugin;" + FAULTY + "no-conflicting-reads", "Fallback"),
+    "fault-jvm-xms": FaultCase("the JVM's options would make HotSpot exit at start (-Xms above -Xmx): refused before "
+                               "the JVM starts, the skip list decides", "mode=plugin;engine=tree;jvm_option=-Xms3g",
+                               "OpenFailed"),
+    "fault-jvm-exit-option": FaultCase("a JVM option that ends the process on purpose (-XX:+ExitOnOutOfMemoryError): "
+                                       "refused, the skip list decides",
+                                       "mode=plugin;engine=tree;jvm_option=-XX:+ExitOnOutOfMemoryError", "OpenFailed"),
     "fault-no-library": FaultCase("the plugin's library is missing", "mode=plugin;engine=tree", "OpenFailed",
                                   library="/nonexistent/libfdbresolver.so"),
     "fault-bad-class-path": FaultCase("the plugin's class path holds no engine", "mode=plugin;engine=tree", "OpenFailed",

@@ -25,7 +25,9 @@ import org.fdbresolver.engine.Engines;
  * <li>{@code wrong-commit}: the batch is decided, then every CONFLICT answered COMMIT (a wrong answer that only a
  * comparison with the skip list can see);</li>
  * <li>{@code wrong-commit-system}: the same, only for transactions with a range in the system keys ({@code \xff}
- * and above): what plugin mode's metadata guard must catch.</li>
+ * and above): what plugin mode's metadata guard must catch;</li>
+ * <li>{@code no-conflicting-reads}: the batch is decided, then a reporting transaction with reads that committed is
+ * answered CONFLICT with no conflicting reads (FoundationDB's commit proxy asserts on that and kills itself).</li>
  * </ul>
  * Issue 15's fault injection: FoundationDB's Resolver hook must turn each into a fallback to its skip list,
  * never a recovery and never a wrong COMMIT sent (in guarded mode for the wrong answer).
@@ -46,16 +48,17 @@ public final class FaultyEngineFactory implements EngineFactory {
 
     @Override
     public String description() {
-        return "tree engine that fails on purpose: throw, oom, malformed, wrong-commit or wrong-commit-system (tests only)";
+        return "tree engine that fails on purpose: throw, oom, malformed, wrong-commit, wrong-commit-system or no-conflicting-reads"
+                + " (tests only)";
     }
 
     @Override
     public ConflictEngine create(ConflictSetConfig config) {
         Map<String, String> options = config.options();
         String fault = options.getOrDefault(FAULT, "throw");
-        if (!List.of("throw", "oom", "malformed", "wrong-commit", "wrong-commit-system").contains(fault)) {
-            throw new IllegalArgumentException(
-                    "engine test-faulty: fault must be throw, oom, malformed, wrong-commit or wrong-commit-system: " + fault);
+        if (!List.of("throw", "oom", "malformed", "wrong-commit", "wrong-commit-system", "no-conflicting-reads").contains(fault)) {
+            throw new IllegalArgumentException("engine test-faulty: fault must be throw, oom, malformed, wrong-commit, "
+                    + "wrong-commit-system or no-conflicting-reads: " + fault);
         }
         long every = Long.parseLong(options.getOrDefault(EVERY, "1"));
         long after = Long.parseLong(options.getOrDefault(AFTER, "0"));
@@ -91,6 +94,13 @@ public final class FaultyEngineFactory implements EngineFactory {
                 delegate.detectConflicts(batch, now, newOldestVersion, out);
                 if (faulty && fault.equals("malformed")) {
                     corrupt(batch, out);
+                } else if (faulty && fault.equals("no-conflicting-reads")) {
+                    for (int t = 0; t < out.transactionCount(); t++) {
+                        if (out.decision(t) == Decision.COMMIT && batch.reportConflictingKeys(t) && batch.readEnd(t) > batch.readStart(t)) {
+                            out.setDecision(t, Decision.CONFLICT_CODE);
+                            break;
+                        }
+                    }
                 } else if (faulty && fault.startsWith("wrong-commit")) {
                     boolean systemOnly = fault.equals("wrong-commit-system");
                     for (int t = 0; t < out.transactionCount(); t++) {

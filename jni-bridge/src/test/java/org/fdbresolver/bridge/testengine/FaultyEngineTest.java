@@ -91,6 +91,16 @@ class FaultyEngineTest {
     }
 
     @Test
+    void noConflictingReadsAnswersAReportingCommitConflictWithoutReads() {
+        try (ConflictSet cs = open("no-conflicting-reads", 1, 0)) {
+            BatchResult r = batch(cs, 10);
+            assertEquals(Decision.CONFLICT, r.decision(0), "the reporting reader, which commits, answered CONFLICT");
+            assertEquals(0, r.conflictingTransactionCount(), "with no conflicting reads");
+            assertEquals(Decision.COMMIT, r.decision(1));
+        }
+    }
+
+    @Test
     void wrongCommitSystemCommitsConflictsInTheSystemKeysOnly() {
         byte[] system = {(byte) 0xff, 'p'};
         byte[] systemEnd = {(byte) 0xff, 'p', 0};
