@@ -32,11 +32,15 @@ final class HeapPlan {
     static final long DEFAULT_HOST_RESERVE_BYTES = 1L << 30;
 
     /**
-     * How long an open waits for closed resolvers still finishing (a capture's last flush, {@link #releaseLater}) to give
-     * their heap back before it is refused. The open runs off the host's network thread (fdbserver opens on a thread of
-     * its own), so a wait here delays only the open.
+     * How long an open that does not fit waits for resolvers of the process to give their heap back before it is
+     * refused: closed ones still finishing (a capture's last flush, {@link #releaseLater}), and open ones that close
+     * meanwhile. The second is a recovery's: FoundationDB recruits the new generation's Resolver while the old one's
+     * object is still alive, and ends the old one (closing its plugin) once the new ServerDBInfo names the new
+     * resolvers, which comes before the new Resolver's first batch. The open runs off the host's network thread
+     * (fdbserver opens on a thread of its own), so a wait here delays only the open; in plugin mode the first batches
+     * wait for it at most the hook's open_timeout (10 s by default), which this stays under.
      */
-    static final long CLOSING_WAIT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+    static final long ADMISSION_WAIT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
 
     /**
      * Heap that the open resolvers need in all (their bounds, or their working memory for unbounded ones), those closed
@@ -78,9 +82,11 @@ final class HeapPlan {
      */
     static synchronized void admit(long need, String what, long hostLimit, long hostReserve) {
         long maxHeap = Runtime.getRuntime().maxMemory();
-        long deadline = System.nanoTime() + CLOSING_WAIT_NANOS;
-        // Resolvers closed but still finishing hold their heap: wait a little for them before refusing.
-        for (long left; openNeed + need + RUNTIME_HEAP_BYTES > maxHeap && closingCount > 0
+        long deadline = System.nanoTime() + ADMISSION_WAIT_NANOS;
+        // Resolvers still open or closed but still finishing hold their heap: wait a little for them before refusing.
+        // (Not for a resolver that would not fit alone: refused at once.)
+        for (long left; openNeed + need + RUNTIME_HEAP_BYTES > maxHeap && need + RUNTIME_HEAP_BYTES <= maxHeap
+                && (closingCount > 0 || openCount > 0)
                 && (left = deadline - System.nanoTime()) > 0; ) {
             try {
                 HeapPlan.class.wait(Math.max(1, left / 1_000_000));
@@ -93,7 +99,8 @@ final class HeapPlan {
         if (total > maxHeap) {
             String others = openCount == 0 ? "" : " with the " + openCount + " resolver" + (openCount == 1 ? "" : "s")
                     + " already open in this process (" + mib(openNeed) + (closingCount == 0 ? "" : "; " + closingCount
-                    + " of them closed but still finishing a capture or stopping workers") + ")";
+                    + " of them closed but still finishing a capture or stopping workers") + ", waited "
+                    + java.util.concurrent.TimeUnit.NANOSECONDS.toSeconds(ADMISSION_WAIT_NANOS) + " s for them to close)";
             throw new IllegalArgumentException(what + " needs " + mib(need) + " of Java heap" + others + ", and the JVM's heap "
                     + "is " + mib(maxHeap) + " (at least " + mib(total) + " needed: raise jvm_option=-Xmx, which only the first "
                     + "open in a process sets, or lower memory_budget)");

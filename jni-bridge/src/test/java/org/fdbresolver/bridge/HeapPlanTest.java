@@ -36,6 +36,51 @@ class HeapPlanTest {
         }
     }
 
+    /**
+     * A recovery's overlap (issue 32): a second resolver that does not fit beside one still open waits for it to
+     * close and is admitted then, instead of being refused while the old generation's Resolver ends.
+     */
+    @Test
+    void anOpenThatDoesNotFitWaitsForAnOpenResolverToClose() throws Exception {
+        long free = Runtime.getRuntime().maxMemory() - HeapPlan.neededBytes() - HeapPlan.RUNTIME_HEAP_BYTES;
+        long each = free / 4 * 3; // one fits, two do not
+        HeapPlan.admit(each, "the old generation's resolver", 0, 0);
+        Thread closer = new Thread(() -> {
+            try {
+                Thread.sleep(300);
+            } catch (InterruptedException e) {
+                return;
+            }
+            HeapPlan.releaseLater(each);
+            HeapPlan.released(each);
+        });
+        long start = System.nanoTime();
+        closer.start();
+        try {
+            HeapPlan.admit(each, "the new generation's resolver", 0, 0);
+            long waitedMillis = (System.nanoTime() - start) / 1_000_000;
+            assertTrue(waitedMillis >= 250, "admitted once the other closed, after " + waitedMillis + " ms");
+        } finally {
+            closer.join();
+            HeapPlan.release(each);
+        }
+    }
+
+    @Test
+    void anOpenThatCouldNeverFitIsRefusedAtOnce() {
+        HeapPlan.admit(16L << 20, "an open resolver", 0, 0);
+        try {
+            long start = System.nanoTime();
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> HeapPlan.admit(Runtime.getRuntime().maxMemory(), "a budget larger than the heap", 0, 0));
+            assertTrue((System.nanoTime() - start) / 1_000_000 < HeapPlan.ADMISSION_WAIT_NANOS / 1_000_000 / 2,
+                    "refused without waiting for the other to close");
+            assertTrue(e.getMessage().contains("raise jvm_option=-Xmx"), e.getMessage());
+        } finally {
+            HeapPlan.release(16L << 20);
+        }
+    }
+
     @Test
     void unboundedEnginesNeedTheirWorkingMemoryOnly() {
         try (ConflictSet cs = ConflictSet.open(ConflictSetConfig.builder().engine("reference").build())) {
