@@ -121,6 +121,12 @@ FAULTS = {
     "fault-jvm-exit-option": FaultCase("a JVM option that ends the process on purpose (-XX:+ExitOnOutOfMemoryError): "
                                        "refused, the skip list decides",
                                        "mode=plugin;engine=tree;jvm_option=-XX:+ExitOnOutOfMemoryError", "OpenFailed"),
+    "fault-capture-folder-full": FaultCase("a capture folder bound (256 KiB) far below what the run records, "
+                                           "guarded: each Resolver's open and each new segment delete the oldest "
+                                           "finished chains (warnings), nothing else changes",
+                                           "mode=guarded;engine=tree;capture=capture;capture_queue_bytes=4m;"
+                                           "capture_segment_bytes=64k;capture_max_bytes=128k;"
+                                           "capture_folder_max_bytes=256k", "Warning"),
     "fault-no-library": FaultCase("the plugin's library is missing", "mode=plugin;engine=tree", "OpenFailed",
                                   library="/nonexistent/libfdbresolver.so"),
     "fault-bad-class-path": FaultCase("the plugin's class path holds no engine", "mode=plugin;engine=tree", "OpenFailed",

@@ -113,8 +113,14 @@ class ResolverFaultsIT {
                 System.out.println(fault + ": " + failed);
                 assertEquals("SkipList", failed.detail("Decides"));
             } else {
-                cluster.awaitTrace(resolver.container(), e -> e.type().equals("ResolverConflictSetPluginOpened")
+                TraceLog.Event opened = cluster.awaitTrace(resolver.container(), e -> e.type().equals("ResolverConflictSetPluginOpened")
                         && e.id().equals(resolver.id()), EVENT_WAIT, "the plugin opened");
+                // The JVM started with fdbserver (the knob set), before any recruitment: the Resolver's open found it.
+                TraceLog.Event prestarted = cluster.awaitTrace(resolver.container(),
+                        e -> e.type().equals("ResolverConflictSetPluginPrestarted"), EVENT_WAIT, "the plugin's JVM started with fdbserver");
+                assertTrue(prestarted.time() <= opened.time(), () -> "started before the Resolver opened: " + prestarted + ", " + opened);
+                System.out.printf(Locale.ROOT, "%s: the JVM started with fdbserver in %s s; the Resolver's open then took %s s%n",
+                        fault, prestarted.detail("Seconds"), opened.detail("OpenSeconds"));
             }
             BankWorkload bank = new BankWorkload(cluster.database(), BankWorkload.Settings.standard());
             bank.load();
