@@ -30,14 +30,11 @@ final class ConflictSetWorkload extends BatchStream {
     private final int writes;
     private final long readSpanMax;
     private final long writeSpanMax;
-    private final long maxLagBatches;
-    private final long versionStep;
-    private final long window;
+    private final LaggedVersions versions;
     private final double reportFraction;
 
     private ConflictSetWorkload(Factory f, long seed, long batches, OptionReader o, long keyspace, int txns, int reads,
-            int writes, long readSpanMax, long writeSpanMax, long maxLagBatches, long versionStep, long window,
-            double reportFraction) {
+            int writes, long readSpanMax, long writeSpanMax, LaggedVersions versions, double reportFraction) {
         super(f.name(), seed, batches, o.used());
         this.rng = new SplitMix64(seed);
         this.reports = SplitMix64.stream(seed, CommonOptions.REPORT_STREAM);
@@ -48,19 +45,16 @@ final class ConflictSetWorkload extends BatchStream {
         this.writes = writes;
         this.readSpanMax = readSpanMax;
         this.writeSpanMax = writeSpanMax;
-        this.maxLagBatches = maxLagBatches;
-        this.versionStep = versionStep;
-        this.window = window;
+        this.versions = versions;
         this.reportFraction = reportFraction;
     }
 
     @Override
     Batch generate(long index) {
-        long version = (index + 1) * versionStep;
-        Batch.Builder b = Batch.newBuilder().setVersion(version).setNewOldestVersion(Math.max(0, version - window));
+        long version = versions.version(index);
+        Batch.Builder b = Batch.newBuilder().setVersion(version).setNewOldestVersion(versions.newOldestVersion(version));
         for (int t = 0; t < txns; t++) {
-            long lag = maxLagBatches == 0 ? 0 : rng.between(1, maxLagBatches);
-            Transaction.Builder tx = Transaction.newBuilder().setReadSnapshot(Math.max(0, version - lag * versionStep));
+            Transaction.Builder tx = Transaction.newBuilder().setReadSnapshot(versions.readSnapshot(version, rng));
             for (int r = 0; r < reads; r++) {
                 tx.addReads(range(readSpanMax));
             }
@@ -116,10 +110,7 @@ final class ConflictSetWorkload extends BatchStream {
                 list.add(new WorkloadOption("read-span-max", "1000", "read range spans are uniform in [1, read-span-max] keys"));
                 list.add(new WorkloadOption("write-span-max", "10", "write range spans are uniform in [1, write-span-max] keys"));
             }
-            list.add(new WorkloadOption("max-lag-batches", "3",
-                    "read snapshot = version of the batch 1..max-lag-batches back (uniform; 0: the batch's own version)"));
-            list.add(new WorkloadOption("version-step", "1000", "version advance per batch; batch i has version (i+1)*step"));
-            list.add(CommonOptions.window("5000000"));
+            list.addAll(LaggedVersions.options());
             list.add(CommonOptions.reportFraction("0"));
             return List.copyOf(list);
         }
@@ -135,16 +126,11 @@ final class ConflictSetWorkload extends BatchStream {
             int writes = o.intValue("writes", 0, 100_000);
             long readSpanMax = ranges ? o.longValue("read-span-max", 1, 1L << 40) : 0;
             long writeSpanMax = ranges ? o.longValue("write-span-max", 1, 1L << 40) : 0;
-            long maxLag = o.longValue("max-lag-batches", 0, 1_000_000_000);
-            long step = o.longValue("version-step", 1, 1L << 40);
-            long window = o.longValue(CommonOptions.WINDOW, 0, Long.MAX_VALUE / 2);
+            LaggedVersions versions = LaggedVersions.read(o, batches);
             double report = o.fraction(CommonOptions.REPORT_FRACTION);
-            if (batches > 0 && batches > (Long.MAX_VALUE / 2) / step) {
-                throw o.invalid("version-step", "batches * version-step overflows the version range");
-            }
             o.constant("key-encoding", "big-endian-8");
             return new ConflictSetWorkload(this, seed, batches, o, keyspace, txns, reads, writes, readSpanMax,
-                    writeSpanMax, maxLag, step, window, report);
+                    writeSpanMax, versions, report);
         }
     }
 }

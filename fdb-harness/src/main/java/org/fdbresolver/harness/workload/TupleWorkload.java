@@ -75,14 +75,12 @@ final class TupleWorkload extends BatchStream {
     private final int reads;
     private final int scans;
     private final int writes;
-    private final long maxLagBatches;
-    private final long versionStep;
-    private final long window;
+    private final LaggedVersions versions;
     private final double reportFraction;
 
     private TupleWorkload(String name, long seed, long batches, OptionReader o, int subspaceCount, double subspaceSkew,
             long keyspace, double idSkew, long indexValues, int txns, int reads, int scans, int writes,
-            long maxLagBatches, long versionStep, long window, double reportFraction) {
+            LaggedVersions versions, double reportFraction) {
         super(name, seed, batches, o.used());
         this.rng = new SplitMix64(seed);
         this.reports = SplitMix64.stream(seed, CommonOptions.REPORT_STREAM);
@@ -96,9 +94,7 @@ final class TupleWorkload extends BatchStream {
         this.reads = reads;
         this.scans = scans;
         this.writes = writes;
-        this.maxLagBatches = maxLagBatches;
-        this.versionStep = versionStep;
-        this.window = window;
+        this.versions = versions;
         this.reportFraction = reportFraction;
     }
 
@@ -126,11 +122,10 @@ final class TupleWorkload extends BatchStream {
 
     @Override
     Batch generate(long index) {
-        long version = (index + 1) * versionStep;
-        Batch.Builder b = Batch.newBuilder().setVersion(version).setNewOldestVersion(Math.max(0, version - window));
+        long version = versions.version(index);
+        Batch.Builder b = Batch.newBuilder().setVersion(version).setNewOldestVersion(versions.newOldestVersion(version));
         for (int t = 0; t < txns; t++) {
-            long lag = maxLagBatches == 0 ? 0 : rng.between(1, maxLagBatches);
-            Transaction.Builder tx = Transaction.newBuilder().setReadSnapshot(Math.max(0, version - lag * versionStep));
+            Transaction.Builder tx = Transaction.newBuilder().setReadSnapshot(versions.readSnapshot(version, rng));
             for (int r = 0; r < reads; r++) {
                 tx.addReads(point());
             }
@@ -191,7 +186,7 @@ final class TupleWorkload extends BatchStream {
 
         @Override
         public List<WorkloadOption> options() {
-            return List.of(
+            List<WorkloadOption> list = new ArrayList<>(List.of(
                     new WorkloadOption("subspaces", "12", "subspaces (distinct packed-tuple prefixes of 12-48 bytes), 1..4096"),
                     new WorkloadOption("subspace-skew", "0.8", "Zipf exponent over subspaces for each operation (0: uniform)"),
                     new WorkloadOption("keyspace", "1000000", "record ids per subspace are integers in [0, keyspace)"),
@@ -200,12 +195,10 @@ final class TupleWorkload extends BatchStream {
                     new WorkloadOption("txns", "500", "transactions per batch"),
                     new WorkloadOption("reads", "3", "point reads per transaction"),
                     new WorkloadOption("scans", "1", "short scans per transaction: one index value, or 1-10 record ids"),
-                    new WorkloadOption("writes", "2", "point writes per transaction"),
-                    new WorkloadOption("max-lag-batches", "3",
-                            "read snapshot = version of the batch 1..max-lag-batches back (uniform; 0: the batch's own version)"),
-                    new WorkloadOption("version-step", "1000", "version advance per batch; batch i has version (i+1)*step"),
-                    CommonOptions.window("5000000"),
-                    CommonOptions.reportFraction("0"));
+                    new WorkloadOption("writes", "2", "point writes per transaction")));
+            list.addAll(LaggedVersions.options());
+            list.add(CommonOptions.reportFraction("0"));
+            return List.copyOf(list);
         }
 
         @Override
@@ -222,19 +215,14 @@ final class TupleWorkload extends BatchStream {
             int reads = o.intValue("reads", 0, 100_000);
             int scans = o.intValue("scans", 0, 100_000);
             int writes = o.intValue("writes", 0, 100_000);
-            long maxLag = o.longValue("max-lag-batches", 0, 1_000_000_000);
-            long step = o.longValue("version-step", 1, 1L << 40);
-            long window = o.longValue(CommonOptions.WINDOW, 0, Long.MAX_VALUE / 2);
+            LaggedVersions versions = LaggedVersions.read(o, batches);
             double report = o.fraction(CommonOptions.REPORT_FRACTION);
-            if (batches > 0 && batches > (Long.MAX_VALUE / 2) / step) {
-                throw o.invalid("version-step", "batches * version-step overflows the version range");
-            }
             o.constant("key-encoding", "fdb-tuple");
             o.constant("subspace-path", MIN_PATH + "-" + MAX_PATH + " strings + type code in [0, " + TYPE_CODES + ")");
             o.constant("subspace-prefix-bytes", MIN_PREFIX_BYTES + "-" + MAX_PREFIX_BYTES);
             o.constant("scan-records-max", SCAN_RECORDS_MAX);
             return new TupleWorkload(name(), seed, batches, o, subspaces, subspaceSkew, keyspace, idSkew, indexValues,
-                    txns, reads, scans, writes, maxLag, step, window, report);
+                    txns, reads, scans, writes, versions, report);
         }
     }
 }
