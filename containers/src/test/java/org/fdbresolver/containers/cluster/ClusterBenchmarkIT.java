@@ -25,7 +25,11 @@ import org.junit.jupiter.api.Test;
  *
  * <p>Tagged {@code benchmark} (excluded by default); {@code scripts/fdb-cluster-bench} runs it. Settings:
  * {@code -Dfdbresolver.clusterBench.rounds=2}, {@code .warmupSeconds=20}, {@code .seconds=60},
- * {@code .clients=16}.
+ * {@code .clients=16}; for a budget that binds (issue 31), {@code .pluginSettings=memory_budget=4m} (added to the
+ * plugin's configuration) and {@code .floodClients=4} (writers of 200 new keys a transaction beside the bank, in
+ * both clusters). Latency columns: the clients' commit p50/p99/max, the Resolver's ComputeTime p99 and largest
+ * bucket, the plugin's own batch latency (its p99 and maximum over the window's intervals), and the SlowTask events
+ * FoundationDB logged on the resolver's process (sampled: a count of long pauses, with the longest).
  */
 @Tag("docker")
 @Tag("fdb-cluster")
@@ -46,29 +50,51 @@ class ClusterBenchmarkIT {
         Duration warmup = Duration.ofSeconds(Integer.getInteger("fdbresolver.clusterBench.warmupSeconds", 20));
         Duration measured = Duration.ofSeconds(Integer.getInteger("fdbresolver.clusterBench.seconds", 60));
         BankWorkload.Settings settings = BankWorkload.Settings.standard().withClients(Integer.getInteger("fdbresolver.clusterBench.clients", 16));
+        String pluginSettings = System.getProperty("fdbresolver.clusterBench.pluginSettings", "");
+        int floodClients = Integer.getInteger("fdbresolver.clusterBench.floodClients", 0);
+        ClusterSpec plugin = pluginSettings.isBlank() ? ClusterSpec.plugin("bench-plugin") : ClusterSpec.plugin("bench-plugin").withSettings(pluginSettings);
 
         List<Row> rows = new ArrayList<>();
         for (int round = 1; round <= rounds; round++) {
-            for (ClusterSpec spec : List.of(ClusterSpec.stock("bench-stock"), ClusterSpec.plugin("bench-plugin"))) {
-                rows.add(run(build, spec.withKnob(HISTOGRAM_KNOB), round, settings, warmup, measured));
+            for (ClusterSpec spec : List.of(ClusterSpec.stock("bench-stock"), plugin)) {
+                rows.add(run(build, spec.withKnob(HISTOGRAM_KNOB), round, settings, floodClients, warmup, measured));
                 System.out.println(table(rows));
             }
         }
         String report = "Bank workload: " + settings.accounts() + " accounts, " + settings.clients() + " clients, warm-up " + warmup.toSeconds()
                 + " s, measured " + measured.toSeconds() + " s per run; cluster: stateless, log, storage, 1 resolution process "
-                + "(configure new single memory, 1 log, 1 commit proxy, 1 GRV proxy, 1 resolver)" + pinning() + ".\n\n" + table(rows);
+                + "(configure new single memory, 1 log, 1 commit proxy, 1 GRV proxy, 1 resolver)" + pinning()
+                + (floodClients > 0 ? "; " + floodClients + " flood writers beside the bank" : "")
+                + (pluginSettings.isBlank() ? "" : "; the plugin with " + pluginSettings) + ".\n\n" + table(rows);
         Path out = Path.of("target", "cluster-benchmark.md");
         Files.writeString(out, report);
         System.out.println(report);
         System.out.println("written to " + out.toAbsolutePath());
     }
 
-    private static Row run(FdbBuild build, ClusterSpec spec, int round, BankWorkload.Settings settings, Duration warmup, Duration measured)
-            throws Exception {
+    private static Row run(FdbBuild build, ClusterSpec spec, int round, BankWorkload.Settings settings, int floodClients, Duration warmup,
+            Duration measured) throws Exception {
         try (FdbCluster cluster = FdbCluster.start(build, spec)) {
             Role resolver = cluster.roles(cluster.status(), "resolver").getFirst();
             BankWorkload bank = new BankWorkload(cluster.database(), settings);
             bank.load();
+            java.util.concurrent.atomic.AtomicBoolean stopFlood = new java.util.concurrent.atomic.AtomicBoolean();
+            List<CompletableFuture<Void>> flood = new ArrayList<>();
+            for (int w = 0; w < floodClients; w++) {
+                int id = w;
+                flood.add(CompletableFuture.runAsync(() -> {
+                    for (long n = 0; !stopFlood.get(); n += 200) {
+                        long base = n;
+                        cluster.database().run(tr -> {
+                            for (int k = 0; k < 200; k++) {
+                                tr.set(("flood/" + id + "/" + (base + k) + "/" + "x".repeat(40)).getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                                        new byte[8]);
+                            }
+                            return null;
+                        });
+                    }
+                }));
+            }
             double from = System.currentTimeMillis() / 1000.0 + warmup.toSeconds();
             CompletableFuture<Result> running = CompletableFuture.supplyAsync(() -> bank.runFor(warmup, measured));
             // CPU of the resolver's process and of all processes over the measured window.
@@ -79,6 +105,8 @@ class ClusterBenchmarkIT {
             long[] cpuTo = cpu(cluster, resolver.container());
             double wall = System.nanoTime() - wallFrom;
             Result result = running.get(10, TimeUnit.MINUTES);
+            stopFlood.set(true);
+            CompletableFuture.allOf(flood.toArray(CompletableFuture[]::new)).get(2, TimeUnit.MINUTES);
             double to = from + measured.toSeconds();
             System.out.println(spec.name() + " round " + round + ": " + result.summary());
             assertNull(result.failure(), () -> "the workload failed: " + result.failure());
@@ -114,18 +142,24 @@ class ClusterBenchmarkIT {
 
     private static String table(List<Row> rows) {
         StringBuilder sb = new StringBuilder();
-        sb.append("| cluster | round | commits/s | conflict rate | commit p50 ms | commit p99 ms | transfer p50 ms | transfer p99 ms "
-                + "| resolver batches/s | txns/batch | ComputeTime mean µs | ComputeTime p50 / p99 µs (bucket bound) "
-                + "| plugin call µs/batch | engine µs/batch | resolver process CPU | all processes CPU |\n");
-        sb.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        sb.append("| cluster | round | commits/s | conflict rate | commit p50 ms | commit p99 ms | commit max ms | transfer p50 ms | transfer p99 ms "
+                + "| resolver batches/s | txns/batch | ComputeTime mean µs | ComputeTime p50 / p99 / max µs (bucket bound) "
+                + "| plugin call µs/batch | engine µs/batch | plugin batch p99 / max µs | TOO_OLD by the budget | SlowTask events (longest s) "
+                + "| resolver process CPU | all processes CPU |\n");
+        sb.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (Row r : rows) {
             Result c = r.client;
             ResolverTimes t = r.resolver;
-            sb.append(String.format("| %s | %d | %.0f | %.1f %% | %.2f | %.2f | %.2f | %.2f | %.0f | %.1f | %.0f | < %d / < %d | %s | %s | %.0f %% | %.0f %% |%n",
+            sb.append(String.format("| %s | %d | %.0f | %.1f %% | %.2f | %.2f | %.2f | %.2f | %.2f | %.0f | %.1f | %.0f | < %d / < %d / < %d | %s | %s "
+                    + "| %s | %s | %d (%.3f) | %.0f %% | %.0f %% |%n",
                     r.cluster, r.round, c.commitsPerSecond(), 100 * c.conflictRate(), Result.millis(c.commitLatencyMicros(), 50),
-                    Result.millis(c.commitLatencyMicros(), 99), Result.millis(c.transferLatencyMicros(), 50), Result.millis(c.transferLatencyMicros(), 99),
+                    Result.millis(c.commitLatencyMicros(), 99), c.commitLatencyMicros().getMaxValue() / 1000.0,
+                    Result.millis(c.transferLatencyMicros(), 50), Result.millis(c.transferLatencyMicros(), 99),
                     t.batches() / t.seconds(), t.batches() == 0 ? 0.0 : (double) t.transactions() / t.batches(), t.computeMeanMicros(),
-                    t.computeP50Micros(), t.computeP99Micros(), micros(t.pluginResolveMicros()), micros(t.pluginEngineMicros()), 100 * r.resolverCpu, 100 * r.clusterCpu));
+                    t.computeP50Micros(), t.computeP99Micros(), t.computeMaxMicros(), micros(t.pluginResolveMicros()), micros(t.pluginEngineMicros()),
+                    t.pluginMaxMicros() < 0 ? "–" : t.pluginP99Micros() + " / " + t.pluginMaxMicros(),
+                    t.pluginTooOldBudget() < 0 ? "–" : Long.toString(t.pluginTooOldBudget()), t.slowTasks(), t.slowTaskMaxSeconds(),
+                    100 * r.resolverCpu, 100 * r.clusterCpu));
         }
         return sb.toString();
     }

@@ -23,7 +23,8 @@ import java.util.Map;
  * @param pluginEngineMicros per batch, the time inside the Java engine; NaN when stock
  */
 record ResolverTimes(double seconds, long batches, long transactions, long computeSamples, double computeMeanMicros, long computeP50Micros,
-        long computeP99Micros, double pluginResolveMicros, double pluginEngineMicros) {
+        long computeP99Micros, double pluginResolveMicros, double pluginEngineMicros, long computeMaxMicros, long slowTasks,
+        double slowTaskMaxSeconds, long pluginP99Micros, long pluginMaxMicros, long pluginTooOldBudget) {
 
     /** Over {@code [from, to]} (seconds since the epoch) of one resolver process's trace. */
     static ResolverTimes of(TraceLog trace, double from, double to) {
@@ -59,8 +60,24 @@ record ResolverTimes(double seconds, long batches, long transactions, long compu
             sum += buckets[i] * Math.sqrt((double) (1L << i) * (1L << (i + 1)));
         }
         double seconds = last == null ? Double.NaN : last.time() - (first == null ? from : first.time());
+        long computeMax = -1;
+        for (int i = 0; i < 32; i++) {
+            if (buckets[i] > 0) {
+                computeMax = 1L << (i + 1);
+            }
+        }
+        // Pauses of the process's network thread (FoundationDB samples SlowTask events: a count, not every pause) and
+        // the plugin's own batch latency (its figures cover the interval before each ResolverMetrics event).
+        List<TraceLog.Event> slow = trace.filter(e -> e.type().equals("SlowTask") && e.time() > from && e.time() <= to);
+        double slowMax = slow.stream().mapToDouble(e -> Double.parseDouble(e.detail("Duration"))).max().orElse(0);
+        List<TraceLog.Event> window = trace.filter(e -> e.type().equals("ResolverMetrics") && e.id().equals(id) && e.time() > from
+                && e.time() <= to && e.detail("PluginLatencyMaxMicros") != null);
+        long pluginP99 = window.stream().mapToLong(e -> e.counter("PluginLatencyP99Micros")).max().orElse(-1);
+        long pluginMax = window.stream().mapToLong(e -> e.counter("PluginLatencyMaxMicros")).max().orElse(-1);
+        long tooOldBudget = last != null && last.detail("PluginTooOldBudget") != null ? delta(first, last, "PluginTooOldBudget") : -1;
         return new ResolverTimes(seconds, batches, transactions, samples, samples == 0 ? Double.NaN : sum / samples, percentile(buckets, samples, 0.50),
-                percentile(buckets, samples, 0.99), pluginResolve, pluginEngine);
+                percentile(buckets, samples, 0.99), pluginResolve, pluginEngine, computeMax, slow.size(), slowMax, pluginP99, pluginMax,
+                tooOldBudget);
     }
 
     private static long percentile(long[] buckets, long samples, double p) {
