@@ -38,8 +38,12 @@ record ClusterSpec(String name, String pluginConfig, int resolutionProcesses, in
                 + "jvm_option=-XX:ErrorFile=" + JVM_ERROR_FILE;
     }
 
+    /**
+     * The plugin deciding ({@code mode=plugin}, the mode an operator ends at, which these tests are about), not the
+     * hook's default {@code shadow}, where the skip list would answer; {@link #withMode} chooses another.
+     */
     static ClusterSpec plugin(String name) {
-        return new ClusterSpec(name, pluginConfig("tree"), 1, 1, List.of(), null, PLUGIN_LIBRARY);
+        return new ClusterSpec(name, "mode=plugin;" + pluginConfig("tree"), 1, 1, List.of(), null, PLUGIN_LIBRARY);
     }
 
     static ClusterSpec stock(String name) {
@@ -68,7 +72,8 @@ record ClusterSpec(String name, String pluginConfig, int resolutionProcesses, in
 
     /** The plugin with an engine from the compiled classes in {@code classes} (mounted), before the image's own class path. */
     ClusterSpec withTestEngine(String engine, Path classes) {
-        String config = pluginConfig(engine) + ";class_path=" + TEST_ENGINE_CLASSES_MOUNT + ":/opt/fdbresolver/*:/opt/fdbresolver/lib/*";
+        String config = modeSetting() + pluginConfig(engine) + ";class_path=" + TEST_ENGINE_CLASSES_MOUNT
+                + ":/opt/fdbresolver/*:/opt/fdbresolver/lib/*";
         return new ClusterSpec(name, config, resolutionProcesses, resolvers, knobs, classes, library);
     }
 
@@ -86,7 +91,14 @@ record ClusterSpec(String name, String pluginConfig, int resolutionProcesses, in
         if (pluginConfig == null) {
             throw new IllegalStateException("a stock cluster has no plugin");
         }
-        return new ClusterSpec(name, "mode=" + mode + ";" + pluginConfig, resolutionProcesses, resolvers, knobs, testEngineClasses, library);
+        return new ClusterSpec(name, "mode=" + mode + ";" + pluginConfig.substring(modeSetting().length()), resolutionProcesses, resolvers,
+                knobs, testEngineClasses, library);
+    }
+
+    /** The leading {@code mode=...;} of the plugin's configuration, or "". */
+    private String modeSetting() {
+        int end = pluginConfig == null || !pluginConfig.startsWith("mode=") ? -1 : pluginConfig.indexOf(';');
+        return end < 0 ? "" : pluginConfig.substring(0, end + 1);
     }
 
     boolean usesPlugin() {
