@@ -119,7 +119,7 @@ final class HeapPlan {
     }
 
     /**
-     * Once the last resolver of a JVM the bridge started has closed and finished (a fallback to the skip list, the
+     * Once the last resolver of a JVM the bridge started has closed and is finishing (a fallback to the skip list, the
      * Resolver's end), a full collection, so that the collector hands the freed heap back to the system (G1, the
      * default, shrinks the heap after a full collection down to what its free-ratio settings keep): after a fallback
      * in plugin mode the skip list rebuilds the window in the same process, and the history's heap should not stay
@@ -127,9 +127,10 @@ final class HeapPlan {
      * resolver is open (a full collection stops every Java thread, the one deciding a batch too). Runs on the closing
      * thread, never the host's.
      */
-    static void returnHeapIfIdle() {
+    static void returnHeapIfLastToClose() {
         synchronized (HeapPlan.class) {
-            if (openCount > 0 || closingCount > 0 || !Boolean.getBoolean("fdbresolver.bridge.ownJvm")) {
+            // The caller is still counted, open and closing, until its released: the last one when it is alone.
+            if (openCount != 1 || closingCount != 1 || !Boolean.getBoolean("fdbresolver.bridge.ownJvm")) {
                 return;
             }
         }
@@ -137,7 +138,7 @@ final class HeapPlan {
         heapReturns.incrementAndGet();
     }
 
-    /** How many times {@link #returnHeapIfIdle} collected (for tests). */
+    /** How many times {@link #returnHeapIfLastToClose} collected (for tests). */
     static final java.util.concurrent.atomic.AtomicLong heapReturns = new java.util.concurrent.atomic.AtomicLong();
 
     /** Gives back an admission at once (an open that failed after {@link #admit}). */

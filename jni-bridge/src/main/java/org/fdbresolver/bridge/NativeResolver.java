@@ -501,8 +501,9 @@ public final class NativeResolver {
             conflictSet = null;
             batch = null;
             capture = null;
+            // Before released: a close is finished (fdbr_await_closes) only once the heap is back.
+            HeapPlan.returnHeapIfLastToClose();
             HeapPlan.released(heapNeed);
-            HeapPlan.returnHeapIfIdle();
         }
     }
 
