@@ -30,7 +30,9 @@ def plugin_config(resolver, class_path, test_class_path):
         # fdbserver runs in the run's folder; a small queue, as every resolver's is on the one JVM's heap.
         "tree-capture": f"{checked};{tree};capture=capture;capture_queue_bytes=4m;capture_max_bytes=64g",
         # Deciding alone (mode=plugin): only FoundationDB's own checks can catch it.
-        BROKEN: f"mode=plugin;resolver_metrics=0;engine=test-commit-all;class_path={test_class_path}:{class_path};{PLUGIN_JVM}",
+        # The metadata guard off: it would catch the engine's first wrong COMMIT on a system key and hand over.
+        BROKEN: f"mode=plugin;resolver_metrics=0;metadata_guard=0;engine=test-commit-all;"
+                f"class_path={test_class_path}:{class_path};{PLUGIN_JVM}",
     }.get(resolver) or fault_config(resolver, class_path, test_class_path)
 
 
