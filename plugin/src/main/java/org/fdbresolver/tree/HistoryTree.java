@@ -419,19 +419,31 @@ public final class HistoryTree implements History {
     @Override
     public void removeBefore(long oldestVersion, int mergedRanges) {
         versions.retain(oldestVersion);
-        long work = budget.sweepWork(mergedRanges);
-        // Two leaf parents' worth or more: whole parents first, at once on the threads (the same tree for any
-        // count); the sweeper does the rest, or all of it.
-        long rest = parentSweep == null ? -1 : parentSweep.sweep(work);
-        if (rest != 0) {
-            reclaimer.sweep(rest < 0 ? work : rest);
+        long work = budget.sweepWork(mergedRanges) - sweepOwed;
+        long before = reclaimer.visited;
+        if (work > 0) {
+            // Two leaf parents' worth or more: whole parents first, at once on the threads (the same tree for any
+            // count); the sweeper does the rest, or all of it.
+            long rest = parentSweep == null ? -1 : parentSweep.sweep(work);
+            if (rest != 0) {
+                reclaimer.sweep(rest < 0 ? work : rest);
+            }
         }
         lastBatchSweptEntries = reclaimer.visited - sweptBeforeBatch;
         sweptBeforeBatch = reclaimer.visited;
+        sweepOwed = Math.max(0, reclaimer.visited - before - work);
     }
+
+    /**
+     * Entries the sweeps visited beyond the work asked of them, which the next batches' work pays off first: a sweep
+     * visits whole leaves, so a small batch's share (a quarter leaf and 8 entries per write) would otherwise cost a
+     * whole leaf every batch (issue 30), and the sweep's pace is now the one {@link MemoryBudget#sweepWork} sets.
+     */
+    private long sweepOwed;
 
     @Override
     public void clear(long version) {
+        sweepOwed = 0;
         budget.forgetAll();
         versions.retain(version);
     }
