@@ -344,7 +344,7 @@ final class EndpointSorter {
         if (la <= from || lb <= from) {
             return Integer.compare(la, lb);
         }
-        return Arrays.compareUnsigned(keys, offset[a] + from, offset[a] + la, keys, offset[b] + from, offset[b] + lb);
+        return Keys.compare(keys, offset[a] + from, la - from, keys, offset[b] + from, lb - from);
     }
 
 
@@ -1042,7 +1042,7 @@ final class EndpointSorter {
             long tb = Keys.orderedPrefix(keys, offset[b] + from, lb - from);
             return ta != tb ? (ta < tb ? -1 : 1) : Integer.compare(la, lb);
         }
-        return Arrays.compareUnsigned(keys, offset[a] + from, offset[a] + la, keys, offset[b] + from, offset[b] + lb);
+        return Keys.compare(keys, offset[a] + from, la - from, keys, offset[b] + from, lb - from);
     }
 
     private void quicksort(int lo, int hi) {
