@@ -76,6 +76,8 @@ public final class BatchPipeline {
     private final SortedReads sortedReads = new SortedReads();
     private int[] writeBeginId = new int[256];
     private int[] writeEndId = new int[256];
+    /** Whether some transaction of the batch is an uncertain writer (set by the too-old check, raised by later phases). */
+    private boolean anyUncertain;
 
     // ---- the direct path for small batches (issue 30) ----
     /** Batches with at most this many reads times earlier writes, and this many ranges, take the direct path. */
@@ -174,16 +176,16 @@ public final class BatchPipeline {
         }
     }
 
+    /**
+     * Decides {@code batch} into {@code out}. A short driver over one method per phase, so that the JIT compiles each
+     * soon and on its own (one method of 1,600 bytecodes ran for its first 60,000 batches in C1's profiling tier).
+     */
     public void detectConflicts(ConflictBatch batch, long now, long newOldestVersion, BatchResult out) {
         int n = batch.transactionCount();
         ensureTransactions(n);
+        ensureRanges(batch.readCount(), batch.writeCount());
         out.reset(n);
         byte[] keys = batch.keys();
-        long oldest = Math.max(newOldestVersion, retainedVersion());
-        // Uncertain writes from earlier batches matter only to readers above the retained boundary.
-        boolean checkUncertain = uncertain != null && !uncertain.isEmpty();
-        boolean anyUncertain = false;
-
         // A small batch's reads take one descent each, before any sort: what its intra-batch check needs is known
         // only then (a transaction that conflicts with the history needs no check, and its writes none). Unless the
         // history checks that many reads faster together, sorted (a large history: the batched read path).
@@ -192,6 +194,70 @@ public final class BatchPipeline {
 
         // ---- too old (timed with checkRead: a small batch's with its reads, with no clock read between) ----
         long t0 = System.nanoTime();
+        tooOld(batch, n, newOldestVersion);
+        long t2 = t0;
+        if (!small) {
+            // ---- sort the endpoints of the transactions not too old (and of uncertain writers' writes) ----
+            long t1 = System.nanoTime();
+            phaseNanos[Phase.CHECK_READ.ordinal()] += t1 - t0;
+            sortLarge(batch, n, keys);
+            t2 = System.nanoTime();
+            phaseNanos[Phase.SORT.ordinal()] += t2 - t1;
+        }
+
+        // ---- every read against the history ----
+        checkReads(batch, n, keys, small);
+        long t2b = System.nanoTime();
+        phaseNanos[Phase.CHECK_READ.ordinal()] += t2b - t2;
+
+        // A small batch whose undecided reads meet few earlier writes compares them directly, without a sort.
+        boolean direct = small && intraPairs(batch, n) <= directPairs;
+        if (small && !direct) {
+            sortEndpoints(batch, n, keys, false);
+            long t = System.nanoTime();
+            phaseNanos[Phase.SORT.ordinal()] += t - t2b;
+            t2b = t;
+        }
+
+        // ---- intra-batch, in trace order; then the decisions and conflicting reads ----
+        int bits = 0;
+        if (direct) {
+            directIntraBatch(batch, n, keys, anyUncertain);
+        } else {
+            bits = Math.max(0, sorter.distinctCount() - 1);
+            intraBatch(batch, n, bits);
+        }
+        report(batch, n, out);
+        long t3 = System.nanoTime();
+        phaseNanos[Phase.CHECK_INTRA_BATCH.ordinal()] += t3 - t2b;
+
+        // ---- combine: runs of the set are the committed writes, disjoint and sorted ----
+        if (direct) {
+            directCombine(batch, keys, committedWrites, committedCount, combined);
+            directCombine(batch, keys, uncertainWrites, uncertainCount, uncertainCombined);
+        } else {
+            combine(miniSet, bits, keys, combined);
+            if (anyUncertain) {
+                combine(uncertainSet, bits, keys, uncertainCombined);
+            } else {
+                uncertainCombined.reset(keys);
+            }
+        }
+        long t4 = System.nanoTime();
+        phaseNanos[Phase.COMBINE.ordinal()] += t4 - t3;
+
+        // ---- merge into the history at now; then history older than newOldestVersion goes ----
+        mergeWrites(now);
+        long t6 = System.nanoTime();
+        phaseNanos[Phase.MERGE_WRITE.ordinal()] += t6 - t4;
+        removeBefore(newOldestVersion, combined.count());
+        phaseNanos[Phase.REMOVE_BEFORE.ordinal()] += System.nanoTime() - t6;
+    }
+
+    /** Too old: a transaction with reads and a snapshot below the oldest checkable version; the others undecided. */
+    private void tooOld(ConflictBatch batch, int n, long newOldestVersion) {
+        long oldest = Math.max(newOldestVersion, retainedVersion());
+        boolean any = false;
         reportedCount = 0;
         for (int t = 0; t < n; t++) {
             historyConflict[t] = false;
@@ -203,34 +269,37 @@ public final class BatchPipeline {
                 // Below newOldestVersion FoundationDB answers TOO_OLD too; above it, only the budget did.
                 if (snapshot >= newOldestVersion && uncertain != null) {
                     uncertainWriter[t] = true;
-                    anyUncertain = true;
+                    any = true;
                 }
             } else {
                 state[t] = UNDECIDED;
             }
         }
+        anyUncertain = any;
+    }
 
-        // ---- sort the endpoints of the transactions not too old (and of uncertain writers' writes) ----
-        ensureRanges(batch.readCount(), batch.writeCount());
+    /** The large-batch path's sort: across the threads for a large enough batch, else on this one. */
+    private void sortLarge(ConflictBatch batch, int n, byte[] keys) {
         long endpointBound = 2L * (batch.readCount() + batch.writeCount());
-        long t2 = t0;
-        if (!small) {
-            long t1 = System.nanoTime();
-            phaseNanos[Phase.CHECK_READ.ordinal()] += t1 - t0;
-            if (workers != null && endpointBound >= 2L * SORT_SLICE_FACTOR * endpointsPerSlice) {
-                sortSlices.sort(batch, n, keys, (int) Math.min(BatchWorkers.MAX_PARTS_PER_THREAD * workers.threads(),
-                        endpointBound / ((long) SORT_SLICE_FACTOR * endpointsPerSlice)));
-            } else {
-                sortEndpoints(batch, n, keys, true);
-            }
-            t2 = System.nanoTime();
-            phaseNanos[Phase.SORT.ordinal()] += t2 - t1;
+        if (workers != null && endpointBound >= 2L * SORT_SLICE_FACTOR * endpointsPerSlice) {
+            sortSlices.sort(batch, n, keys, (int) Math.min(BatchWorkers.MAX_PARTS_PER_THREAD * workers.threads(),
+                    endpointBound / ((long) SORT_SLICE_FACTOR * endpointsPerSlice)));
+        } else {
+            sortEndpoints(batch, n, keys, true);
         }
+    }
 
-        // ---- every read against the history ----
+    /**
+     * Every read of the undecided transactions against the history: the sorted reads all at once (the large-batch
+     * path), or one descent each (a small batch's, and empty reads); then, where uncertain writes are kept, reads that
+     * meet one of an earlier batch.
+     */
+    private void checkReads(ConflictBatch batch, int n, byte[] keys, boolean small) {
         if (!small) {
             reader.checkSorted(sortedReads);
         }
+        // Uncertain writes from earlier batches matter only to readers above the retained boundary.
+        boolean checkUncertain = uncertain != null && !uncertain.isEmpty();
         for (int t = 0; t < n; t++) {
             if (state[t] != UNDECIDED) {
                 continue;
@@ -259,68 +328,57 @@ public final class BatchPipeline {
                 anyUncertain |= uncertainWriter[t];
             }
         }
-        long t2b = System.nanoTime();
-        phaseNanos[Phase.CHECK_READ.ordinal()] += t2b - t2;
+    }
 
-        // A small batch whose undecided reads meet few earlier writes compares them directly, without a sort.
-        boolean direct = small && intraPairs(batch, n) <= directPairs;
-        if (small && !direct) {
-            sortEndpoints(batch, n, keys, false);
-            long t = System.nanoTime();
-            phaseNanos[Phase.SORT.ordinal()] += t - t2b;
-            t2b = t;
+    /** The intra-batch check over the bitset of the sorted endpoints' {@code bits} elementary intervals. */
+    private void intraBatch(ConflictBatch batch, int n, int bits) {
+        boolean any = anyUncertain;
+        miniSet.reset(bits);
+        if (any) {
+            uncertainSet.reset(bits);
         }
-
-        // ---- intra-batch, in trace order ----
-        int bits = 0;
-        if (direct) {
-            directIntraBatch(batch, n, keys, anyUncertain);
-        } else {
-            bits = Math.max(0, sorter.distinctCount() - 1);
-            miniSet.reset(bits);
-            if (anyUncertain) {
-                uncertainSet.reset(bits);
-            }
-            for (int t = 0; t < n; t++) {
-                if (state[t] != UNDECIDED) {
-                    if (uncertainWriter[t]) {
-                        setWrites(uncertainSet, batch, t);
-                    }
-                    continue;
-                }
-                intraRead[t] = -1;
-                boolean readsUncertainWrite = false;
-                for (int r = batch.readStart(t), re = batch.readEnd(t); r < re; r++) {
-                    if (readBeginId[r] < 0) {
-                        continue;
-                    }
-                    int from = sorter.rank(readBeginId[r]);
-                    int to = sorter.rank(readEndId[r]);
-                    if (miniSet.any(from, to)) {
-                        intraRead[t] = r - batch.readStart(t);
-                        break;
-                    }
-                    if (anyUncertain && uncertainSet.any(from, to)) {
-                        // FoundationDB's first hit could be this read (if it committed that writer): undecidable.
-                        readsUncertainWrite = true;
-                        break;
-                    }
-                }
-                if (intraRead[t] >= 0) {
-                    state[t] = Decision.CONFLICT_CODE;
-                    continue;
-                }
-                if (readsUncertainWrite) {
-                    state[t] = Decision.TOO_OLD_CODE;
-                    uncertainWriter[t] = true;
+        for (int t = 0; t < n; t++) {
+            if (state[t] != UNDECIDED) {
+                if (uncertainWriter[t]) {
                     setWrites(uncertainSet, batch, t);
+                }
+                continue;
+            }
+            intraRead[t] = -1;
+            boolean readsUncertainWrite = false;
+            for (int r = batch.readStart(t), re = batch.readEnd(t); r < re; r++) {
+                if (readBeginId[r] < 0) {
                     continue;
                 }
-                state[t] = Decision.COMMIT_CODE;
-                setWrites(miniSet, batch, t);
+                int from = sorter.rank(readBeginId[r]);
+                int to = sorter.rank(readEndId[r]);
+                if (miniSet.any(from, to)) {
+                    intraRead[t] = r - batch.readStart(t);
+                    break;
+                }
+                if (any && uncertainSet.any(from, to)) {
+                    // FoundationDB's first hit could be this read (if it committed that writer): undecidable.
+                    readsUncertainWrite = true;
+                    break;
+                }
             }
+            if (intraRead[t] >= 0) {
+                state[t] = Decision.CONFLICT_CODE;
+                continue;
+            }
+            if (readsUncertainWrite) {
+                state[t] = Decision.TOO_OLD_CODE;
+                uncertainWriter[t] = true;
+                setWrites(uncertainSet, batch, t);
+                continue;
+            }
+            state[t] = Decision.COMMIT_CODE;
+            setWrites(miniSet, batch, t);
         }
-        // ---- decisions and conflicting reads ----
+    }
+
+    /** The decisions into {@code out}, and each reporting CONFLICT transaction's conflicting reads. */
+    private void report(ConflictBatch batch, int n, BatchResult out) {
         for (int t = 0; t < n; t++) {
             byte d = state[t];
             out.setDecision(t, d);
@@ -335,27 +393,12 @@ public final class BatchPipeline {
                 }
             }
         }
-        long t3 = System.nanoTime();
-        phaseNanos[Phase.CHECK_INTRA_BATCH.ordinal()] += t3 - t2b;
+    }
 
-        // ---- combine: runs of the set are the committed writes, disjoint and sorted ----
-        if (direct) {
-            directCombine(batch, keys, committedWrites, committedCount, combined);
-            directCombine(batch, keys, uncertainWrites, uncertainCount, uncertainCombined);
-        } else {
-            combine(miniSet, bits, keys, combined);
-            if (anyUncertain) {
-                combine(uncertainSet, bits, keys, uncertainCombined);
-            } else {
-                uncertainCombined.reset(keys);
-            }
-        }
-        int ranges = combined.count();
-        long t4 = System.nanoTime();
-        phaseNanos[Phase.COMBINE.ordinal()] += t4 - t3;
-
-        // ---- merge into the history at now ----
+    /** The combined writes into the history at {@code now}, and the uncertain ones into theirs. */
+    private void mergeWrites(long now) {
         // The uncertain writes share the budget: the history makes room for both batches of writes.
+        int ranges = combined.count();
         int uncertainRanges = uncertainCombined.count();
         if (ranges + uncertainRanges > 0) {
             long otherBytes = uncertainRanges > 0 ? uncertain.bytesNeeded(uncertainCombined) : 0;
@@ -366,15 +409,14 @@ public final class BatchPipeline {
             uncertain.prepareMerge(now, uncertainCombined, 0);
             uncertain.merge(uncertainCombined, now);
         }
-        long t6 = System.nanoTime();
-        phaseNanos[Phase.MERGE_WRITE.ordinal()] += t6 - t4;
+    }
 
+    private void removeBefore(long newOldestVersion, int ranges) {
         history.removeBefore(newOldestVersion, ranges);
         if (uncertain != null && !uncertain.isEmpty()) {
             // An uncertain write at or below the retained boundary can only meet readers at or above it.
             uncertain.removeBefore(Math.max(newOldestVersion, history.retainedVersion()), ranges);
         }
-        phaseNanos[Phase.REMOVE_BEFORE.ordinal()] += System.nanoTime() - t6;
     }
 
     /**
