@@ -10,7 +10,8 @@ import java.util.Arrays;
  *
  * <p>Layout (read by engines through the accessors): every key is copied once into one byte region,
  * {@link #keys()}; a range is four ints (begin offset and length, end offset and length) into it.
- * A point range {@code [k, k\0)} stores {@code k\0} once and both ends point into it. Transaction
+ * A point range {@code [k, k\0)} stores {@code k\0} once and both ends point into it. A range's four ints lie
+ * side by side, and so do a transaction's first read and first write. Transaction
  * {@code t} owns reads {@code [readStart(t), readEnd(t))} and writes {@code [writeStart(t), writeEnd(t))},
  * numbered across the batch; its read at index {@code i} within the transaction is batch read
  * {@code readStart(t) + i}.
@@ -21,15 +22,18 @@ public final class ConflictBatch {
     private static final int INITIAL_KEY_BYTES = 1 << 14;
 
     private final ConflictSet owner;
-    private final BatchResult result = new BatchResult();
+    /** The result {@link #detectConflicts(long, long)} fills (made then: a detached batch never needs one). */
+    private BatchResult result;
     private boolean detected;
 
     private int transactionCount;
     private long[] readSnapshots = new long[INITIAL_TRANSACTIONS];
     private boolean[] reportConflictingKeys = new boolean[INITIAL_TRANSACTIONS];
-    /** {@code readStarts[t]} is transaction t's first read; {@code readStarts[transactionCount]} == readCount. */
-    private int[] readStarts = new int[INITIAL_TRANSACTIONS + 1];
-    private int[] writeStarts = new int[INITIAL_TRANSACTIONS + 1];
+    /**
+     * Transaction t's first read at {@code starts[2t]} and first write at {@code starts[2t + 1]}, side by side (an
+     * engine reads both); {@code starts[2 * transactionCount]} is readCount, the next the writeCount.
+     */
+    private int[] starts = new int[2 * INITIAL_TRANSACTIONS + 2];
 
     private final RangeList reads = new RangeList();
     private final RangeList writes = new RangeList();
@@ -56,29 +60,28 @@ public final class ConflictBatch {
             int n = t * 2;
             readSnapshots = Arrays.copyOf(readSnapshots, n);
             this.reportConflictingKeys = Arrays.copyOf(this.reportConflictingKeys, n);
-            readStarts = Arrays.copyOf(readStarts, n + 1);
-            writeStarts = Arrays.copyOf(writeStarts, n + 1);
+            starts = Arrays.copyOf(starts, 2 * n + 2);
         }
         readSnapshots[t] = readSnapshot;
         this.reportConflictingKeys[t] = reportConflictingKeys;
-        readStarts[t] = reads.count;
-        writeStarts[t] = writes.count;
+        starts[2 * t] = reads.count;
+        starts[2 * t + 1] = writes.count;
         transactionCount = t + 1;
-        readStarts[t + 1] = reads.count;
-        writeStarts[t + 1] = writes.count;
+        starts[2 * t + 2] = reads.count;
+        starts[2 * t + 3] = writes.count;
         return t;
     }
 
     /** Adds a read conflict range {@code [begin, end)} to the last transaction added. */
     public void addRead(byte[] begin, int beginOff, int beginLen, byte[] end, int endOff, int endLen) {
         addRange(reads, begin, beginOff, beginLen, end, endOff, endLen);
-        readStarts[transactionCount] = reads.count;
+        starts[2 * transactionCount] = reads.count;
     }
 
     /** Adds a write conflict range {@code [begin, end)} to the last transaction added. */
     public void addWrite(byte[] begin, int beginOff, int beginLen, byte[] end, int endOff, int endLen) {
         addRange(writes, begin, beginOff, beginLen, end, endOff, endLen);
-        writeStarts[transactionCount] = writes.count;
+        starts[2 * transactionCount + 1] = writes.count;
     }
 
     public void addRead(byte[] begin, byte[] end) {
@@ -97,19 +100,22 @@ public final class ConflictBatch {
      */
     public void addReadAt(int beginOffset, int beginLength, int endOffset, int endLength) {
         addRangeAt(reads, beginOffset, beginLength, endOffset, endLength);
-        readStarts[transactionCount] = reads.count;
+        starts[2 * transactionCount] = reads.count;
     }
 
     /** Adds a write conflict range whose key bytes are already in the key region; see {@link #addReadAt}. */
     public void addWriteAt(int beginOffset, int beginLength, int endOffset, int endLength) {
         addRangeAt(writes, beginOffset, beginLength, endOffset, endLength);
-        writeStarts[transactionCount] = writes.count;
+        starts[2 * transactionCount + 1] = writes.count;
     }
 
     /** Resolves the batch through the owning conflict set; the result is reused by the next batch. */
     public BatchResult detectConflicts(long now, long newOldestVersion) {
         if (owner == null) {
             throw new IllegalStateException("a detached batch is resolved by passing it to an engine");
+        }
+        if (result == null) {
+            result = new BatchResult();
         }
         owner.detectConflicts(this, now, newOldestVersion, result);
         detected = true;
@@ -126,8 +132,7 @@ public final class ConflictBatch {
         int t = Math.max(1, transactionCount);
         readSnapshots = Arrays.copyOf(readSnapshots, t);
         reportConflictingKeys = Arrays.copyOf(reportConflictingKeys, t);
-        readStarts = Arrays.copyOf(readStarts, t + 1);
-        writeStarts = Arrays.copyOf(writeStarts, t + 1);
+        starts = Arrays.copyOf(starts, 2 * t + 2);
         reads.trimToSize();
         writes.trimToSize();
         keys = Arrays.copyOf(keys, Math.max(1, keyBytes));
@@ -136,8 +141,8 @@ public final class ConflictBatch {
     /** Forgets every transaction; keeps the buffers. */
     public void clear() {
         transactionCount = 0;
-        readStarts[0] = 0;
-        writeStarts[0] = 0;
+        starts[0] = 0;
+        starts[1] = 0;
         reads.count = 0;
         writes.count = 0;
         keyBytes = 0;
@@ -204,19 +209,19 @@ public final class ConflictBatch {
     }
 
     public int readStart(int t) {
-        return readStarts[t];
+        return starts[2 * t];
     }
 
     public int readEnd(int t) {
-        return readStarts[t + 1];
+        return starts[2 * t + 2];
     }
 
     public int writeStart(int t) {
-        return writeStarts[t];
+        return starts[2 * t + 1];
     }
 
     public int writeEnd(int t) {
-        return writeStarts[t + 1];
+        return starts[2 * t + 3];
     }
 
     public int readCount() {
@@ -237,35 +242,35 @@ public final class ConflictBatch {
     }
 
     public int readBeginOffset(int r) {
-        return reads.beginOffset[r];
+        return reads.ends[4 * r];
     }
 
     public int readBeginLength(int r) {
-        return reads.beginLength[r];
+        return reads.ends[4 * r + 1];
     }
 
     public int readEndOffset(int r) {
-        return reads.endOffset[r];
+        return reads.ends[4 * r + 2];
     }
 
     public int readEndLength(int r) {
-        return reads.endLength[r];
+        return reads.ends[4 * r + 3];
     }
 
     public int writeBeginOffset(int w) {
-        return writes.beginOffset[w];
+        return writes.ends[4 * w];
     }
 
     public int writeBeginLength(int w) {
-        return writes.beginLength[w];
+        return writes.ends[4 * w + 1];
     }
 
     public int writeEndOffset(int w) {
-        return writes.endOffset[w];
+        return writes.ends[4 * w + 2];
     }
 
     public int writeEndLength(int w) {
-        return writes.endLength[w];
+        return writes.ends[4 * w + 3];
     }
 
     /** Whether read r is empty ({@code begin == end}). */
@@ -275,62 +280,55 @@ public final class ConflictBatch {
 
     /** Whether write w is empty ({@code begin == end}). */
     public boolean writeIsEmpty(int w) {
-        return Keys.compare(keys, writes.beginOffset[w], writes.beginLength[w], keys, writes.endOffset[w], writes.endLength[w]) == 0;
+        return Keys.compare(keys, writeBeginOffset(w), writeBeginLength(w), keys, writeEndOffset(w), writeEndLength(w)) == 0;
     }
 
     private int compareReadEnds(int r) {
-        return Keys.compare(keys, reads.beginOffset[r], reads.beginLength[r], keys, reads.endOffset[r], reads.endLength[r]);
+        return Keys.compare(keys, readBeginOffset(r), readBeginLength(r), keys, readEndOffset(r), readEndLength(r));
     }
 
     /** Copies read r's begin key (for tests and error messages, not the hot path). */
     public byte[] readBegin(int r) {
-        return Arrays.copyOfRange(keys, reads.beginOffset[r], reads.beginOffset[r] + reads.beginLength[r]);
+        return Arrays.copyOfRange(keys, readBeginOffset(r), readBeginOffset(r) + readBeginLength(r));
     }
 
     public byte[] readEndKey(int r) {
-        return Arrays.copyOfRange(keys, reads.endOffset[r], reads.endOffset[r] + reads.endLength[r]);
+        return Arrays.copyOfRange(keys, readEndOffset(r), readEndOffset(r) + readEndLength(r));
     }
 
     public byte[] writeBegin(int w) {
-        return Arrays.copyOfRange(keys, writes.beginOffset[w], writes.beginOffset[w] + writes.beginLength[w]);
+        return Arrays.copyOfRange(keys, writeBeginOffset(w), writeBeginOffset(w) + writeBeginLength(w));
     }
 
     public byte[] writeEndKey(int w) {
-        return Arrays.copyOfRange(keys, writes.endOffset[w], writes.endOffset[w] + writes.endLength[w]);
+        return Arrays.copyOfRange(keys, writeEndOffset(w), writeEndOffset(w) + writeEndLength(w));
     }
 
-    /** Growable parallel int arrays: begin offset/length and end offset/length of each range. */
+    /**
+     * Growable ranges: range r's begin offset and length, end offset and length at {@code ends[4r .. 4r + 4)}, side by
+     * side, as every engine reads them (one cache line holds four ranges; a small batch's in one or two).
+     */
     private static final class RangeList {
         int count;
-        int[] beginOffset = new int[INITIAL_RANGES];
-        int[] beginLength = new int[INITIAL_RANGES];
-        int[] endOffset = new int[INITIAL_RANGES];
-        int[] endLength = new int[INITIAL_RANGES];
+        int[] ends = new int[4 * INITIAL_RANGES];
 
         int grow() {
-            if (count == beginOffset.length) {
-                int n = count * 2;
-                beginOffset = Arrays.copyOf(beginOffset, n);
-                beginLength = Arrays.copyOf(beginLength, n);
-                endOffset = Arrays.copyOf(endOffset, n);
-                endLength = Arrays.copyOf(endLength, n);
+            if (4 * count == ends.length) {
+                ends = Arrays.copyOf(ends, ends.length * 2);
             }
             return count++;
         }
 
         void trimToSize() {
-            int n = Math.max(1, count);
-            beginOffset = Arrays.copyOf(beginOffset, n);
-            beginLength = Arrays.copyOf(beginLength, n);
-            endOffset = Arrays.copyOf(endOffset, n);
-            endLength = Arrays.copyOf(endLength, n);
+            ends = Arrays.copyOf(ends, 4 * Math.max(1, count));
         }
 
         void set(int r, int bOff, int bLen, int eOff, int eLen) {
-            beginOffset[r] = bOff;
-            beginLength[r] = bLen;
-            endOffset[r] = eOff;
-            endLength[r] = eLen;
+            int at = 4 * r;
+            ends[at] = bOff;
+            ends[at + 1] = bLen;
+            ends[at + 2] = eOff;
+            ends[at + 3] = eLen;
         }
     }
 }

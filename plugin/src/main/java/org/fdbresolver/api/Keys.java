@@ -17,9 +17,37 @@ public final class Keys {
     private Keys() {
     }
 
+    /**
+     * The sign says the order ({@code < 0}: {@code a} first); its size means nothing. Keys of up to
+     * {@value #WORD_COMPARE_BYTES} bytes in common go by 8-byte words ({@link Arrays#compareUnsigned} sets up a
+     * vectorized mismatch first, most of the time of a small batch's checks), longer ones by
+     * {@code Arrays.compareUnsigned}.
+     */
     public static int compare(byte[] a, int aOff, int aLen, byte[] b, int bOff, int bLen) {
-        return Arrays.compareUnsigned(a, aOff, aOff + aLen, b, bOff, bOff + bLen);
+        int n = Math.min(aLen, bLen);
+        if (n > WORD_COMPARE_BYTES) {
+            return Arrays.compareUnsigned(a, aOff, aOff + aLen, b, bOff, bOff + bLen);
+        }
+        int i = 0;
+        for (; i + 8 <= n; i += 8) {
+            long x = (long) LONG_BE.get(a, aOff + i);
+            long y = (long) LONG_BE.get(b, bOff + i);
+            if (x != y) {
+                return Long.compareUnsigned(x, y);
+            }
+        }
+        if (i < n) {
+            long x = orderedPrefix(a, aOff + i, n - i);
+            long y = orderedPrefix(b, bOff + i, n - i);
+            if (x != y) {
+                return x < y ? -1 : 1;
+            }
+        }
+        return Integer.compare(aLen, bLen);
     }
+
+    /** Keys compared by words, not by {@link Arrays#compareUnsigned}, up to this many bytes in common. */
+    static final int WORD_COMPARE_BYTES = 32;
 
     public static int compare(byte[] a, byte[] b) {
         return Arrays.compareUnsigned(a, b);

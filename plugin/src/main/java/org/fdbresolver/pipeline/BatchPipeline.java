@@ -4,6 +4,7 @@ import java.util.Arrays;
 import org.fdbresolver.api.BatchResult;
 import org.fdbresolver.api.ConflictBatch;
 import org.fdbresolver.api.Decision;
+import org.fdbresolver.api.Keys;
 import org.fdbresolver.api.Phase;
 
 /**
@@ -24,6 +25,16 @@ import org.fdbresolver.api.Phase;
  * <li>{@code removeBefore}: history older than {@code newOldestVersion} is discarded.</li>
  * </ol>
  * Every scratch array is reused and grows only when a batch is larger than any before.
+ *
+ * <p><b>Small batches</b> (issue 30: a Resolver's batches hold one to five transactions). A batch of at most
+ * {@code directRanges} reads and writes, whose reads the history does not check faster sorted
+ * ({@link HistoryReader#prefersSorted}), checks its reads against the history first, one descent each; then, when its
+ * undecided reads times the earlier writes that may commit are at most {@code directPairs}, the direct path: each such
+ * read compared with those writes ({@code b < we && wb < e}, exactly where the set's runs of ranks overlap), and the
+ * committed writes combined by a short sort of their own, touching or overlapping ones as one range, as the set's runs
+ * are. Otherwise the endpoints of what is still undecided are sorted then, and the set does the rest. No step costs
+ * more than the batch: no sort, set or ranks to set up. The decisions, conflicting reads and history are those of the
+ * large-batch path (tested: {@code SmallBatchPathTest}).
  *
  * <p><b>Uncertain writes.</b> A transaction that is TOO_OLD only because the memory budget raised the
  * retained boundary above its snapshot is one FoundationDB would have checked, and might have committed.
@@ -65,6 +76,18 @@ public final class BatchPipeline {
     private final SortedReads sortedReads = new SortedReads();
     private int[] writeBeginId = new int[256];
     private int[] writeEndId = new int[256];
+    /** Whether some transaction of the batch is an uncertain writer (set by the too-old check, raised by later phases). */
+    private boolean anyUncertain;
+
+    // ---- the direct path for small batches (issue 30) ----
+    /** Batches with at most this many reads times earlier writes, and this many ranges, take the direct path. */
+    private final long directPairs;
+    private final int directRanges;
+    /** The direct path's non-empty writes of committed transactions, and of uncertain writers, in trace order. */
+    private int[] committedWrites = new int[64];
+    private int committedCount;
+    private int[] uncertainWrites = new int[64];
+    private int uncertainCount;
 
     // ---- more than one thread (null: one) ----
     private BatchWorkers workers;
@@ -92,11 +115,28 @@ public final class BatchPipeline {
      *                            radix passes (0: always radix); the order and ranks are the same either way
      */
     public BatchPipeline(History history, HistoryReader reader, History uncertain, int directSortEndpoints) {
+        this(history, reader, uncertain, directSortEndpoints, DEFAULT_DIRECT_PAIRS, DEFAULT_DIRECT_RANGES);
+    }
+
+    /**
+     * @param directPairs  batches whose reads times the writes of the transactions before them are at most this many,
+     * @param directRanges and whose reads and writes are at most this many, take the direct path: no sort, one
+     *                     descent per read, reads compared with earlier writes directly ({@code directRanges} 0:
+     *                     never); the decisions and the history are the same either way
+     */
+    public BatchPipeline(History history, HistoryReader reader, History uncertain, int directSortEndpoints,
+                         long directPairs, int directRanges) {
         this.history = history;
         this.reader = reader;
         this.uncertain = uncertain;
         this.sorter = new EndpointSorter(directSortEndpoints);
+        this.directPairs = directPairs;
+        this.directRanges = directRanges;
     }
+
+    /** See {@link #BatchPipeline(History, HistoryReader, History, int, long, int)}. */
+    public static final long DEFAULT_DIRECT_PAIRS = 128;
+    public static final int DEFAULT_DIRECT_RANGES = 64;
 
     /** The endpoint count up to which a batch is sorted by comparison (see the constructor). */
     public static int defaultDirectSortEndpoints() {
@@ -136,18 +176,88 @@ public final class BatchPipeline {
         }
     }
 
+    /**
+     * Decides {@code batch} into {@code out}. A short driver over one method per phase, so that the JIT compiles each
+     * soon and on its own (one method of 1,600 bytecodes ran for its first 60,000 batches in C1's profiling tier).
+     */
     public void detectConflicts(ConflictBatch batch, long now, long newOldestVersion, BatchResult out) {
         int n = batch.transactionCount();
         ensureTransactions(n);
+        ensureRanges(batch.readCount(), batch.writeCount());
         out.reset(n);
         byte[] keys = batch.keys();
-        long oldest = Math.max(newOldestVersion, retainedVersion());
-        // Uncertain writes from earlier batches matter only to readers above the retained boundary.
-        boolean checkUncertain = uncertain != null && !uncertain.isEmpty();
-        boolean anyUncertain = false;
+        // A small batch's reads take one descent each, before any sort: what its intra-batch check needs is known
+        // only then (a transaction that conflicts with the history needs no check, and its writes none). Unless the
+        // history checks that many reads faster together, sorted (a large history: the batched read path).
+        boolean small = directRanges > 0 && batch.readCount() + batch.writeCount() <= directRanges
+                && !reader.prefersSorted(batch.readCount());
 
-        // ---- too old ----
+        // ---- too old (timed with checkRead: a small batch's with its reads, with no clock read between) ----
         long t0 = System.nanoTime();
+        tooOld(batch, n, newOldestVersion);
+        long t2 = t0;
+        if (!small) {
+            // ---- sort the endpoints of the transactions not too old (and of uncertain writers' writes) ----
+            long t1 = System.nanoTime();
+            phaseNanos[Phase.CHECK_READ.ordinal()] += t1 - t0;
+            sortLarge(batch, n, keys);
+            t2 = System.nanoTime();
+            phaseNanos[Phase.SORT.ordinal()] += t2 - t1;
+        }
+
+        // ---- every read against the history ----
+        checkReads(batch, n, keys, small);
+        long t2b = System.nanoTime();
+        phaseNanos[Phase.CHECK_READ.ordinal()] += t2b - t2;
+
+        // A small batch whose undecided reads meet few earlier writes compares them directly, without a sort.
+        boolean direct = small && intraPairs(batch, n) <= directPairs;
+        if (small && !direct) {
+            sortEndpoints(batch, n, keys, false);
+            long t = System.nanoTime();
+            phaseNanos[Phase.SORT.ordinal()] += t - t2b;
+            t2b = t;
+        }
+
+        // ---- intra-batch, in trace order; then the decisions and conflicting reads ----
+        int bits = 0;
+        if (direct) {
+            directIntraBatch(batch, n, keys, anyUncertain);
+        } else {
+            bits = Math.max(0, sorter.distinctCount() - 1);
+            intraBatch(batch, n, bits);
+        }
+        report(batch, n, out);
+        long t3 = System.nanoTime();
+        phaseNanos[Phase.CHECK_INTRA_BATCH.ordinal()] += t3 - t2b;
+
+        // ---- combine: runs of the set are the committed writes, disjoint and sorted ----
+        if (direct) {
+            directCombine(batch, keys, committedWrites, committedCount, combined);
+            directCombine(batch, keys, uncertainWrites, uncertainCount, uncertainCombined);
+        } else {
+            combine(miniSet, bits, keys, combined);
+            if (anyUncertain) {
+                combine(uncertainSet, bits, keys, uncertainCombined);
+            } else {
+                uncertainCombined.reset(keys);
+            }
+        }
+        long t4 = System.nanoTime();
+        phaseNanos[Phase.COMBINE.ordinal()] += t4 - t3;
+
+        // ---- merge into the history at now; then history older than newOldestVersion goes ----
+        mergeWrites(now);
+        long t6 = System.nanoTime();
+        phaseNanos[Phase.MERGE_WRITE.ordinal()] += t6 - t4;
+        removeBefore(newOldestVersion, combined.count());
+        phaseNanos[Phase.REMOVE_BEFORE.ordinal()] += System.nanoTime() - t6;
+    }
+
+    /** Too old: a transaction with reads and a snapshot below the oldest checkable version; the others undecided. */
+    private void tooOld(ConflictBatch batch, int n, long newOldestVersion) {
+        long oldest = Math.max(newOldestVersion, retainedVersion());
+        boolean any = false;
         reportedCount = 0;
         for (int t = 0; t < n; t++) {
             historyConflict[t] = false;
@@ -159,57 +269,37 @@ public final class BatchPipeline {
                 // Below newOldestVersion FoundationDB answers TOO_OLD too; above it, only the budget did.
                 if (snapshot >= newOldestVersion && uncertain != null) {
                     uncertainWriter[t] = true;
-                    anyUncertain = true;
+                    any = true;
                 }
             } else {
                 state[t] = UNDECIDED;
             }
         }
-        long t1 = System.nanoTime();
-        phaseNanos[Phase.CHECK_READ.ordinal()] += t1 - t0;
+        anyUncertain = any;
+    }
 
-        // ---- sort the endpoints of the transactions not too old (and of uncertain writers' writes) ----
-        ensureRanges(batch.readCount(), batch.writeCount());
+    /** The large-batch path's sort: across the threads for a large enough batch, else on this one. */
+    private void sortLarge(ConflictBatch batch, int n, byte[] keys) {
         long endpointBound = 2L * (batch.readCount() + batch.writeCount());
         if (workers != null && endpointBound >= 2L * SORT_SLICE_FACTOR * endpointsPerSlice) {
             sortSlices.sort(batch, n, keys, (int) Math.min(BatchWorkers.MAX_PARTS_PER_THREAD * workers.threads(),
                     endpointBound / ((long) SORT_SLICE_FACTOR * endpointsPerSlice)));
         } else {
-            sorter.reset(keys);
-            for (int t = 0; t < n; t++) {
-                if (state[t] != UNDECIDED) {
-                    if (uncertainWriter[t]) {
-                        addWrites(batch, t, keys);
-                    }
-                    continue;
-                }
-                for (int r = batch.readStart(t), re = batch.readEnd(t); r < re; r++) {
-                    if (!isEmpty(keys, batch.readBeginOffset(r), batch.readBeginLength(r), batch.readEndOffset(r), batch.readEndLength(r))) {
-                        readBeginId[r] = sorter.add(batch.readBeginOffset(r), batch.readBeginLength(r), r);
-                        readEndId[r] = sorter.add(batch.readEndOffset(r), batch.readEndLength(r));
-                        readSnapshot[r] = batch.readSnapshot(t);
-                    } else {
-                        readBeginId[r] = -1;
-                    }
-                }
-                addWrites(batch, t, keys);
-            }
-            sorter.sort();
-            // The non-empty reads in begin order, for the history's read check.
-            sortedReads.reset(keys);
-            for (int i = 0, e = sorter.count(); i < e; i++) {
-                int r = sorter.tagAt(i);
-                if (r >= 0) {
-                    readPosition[r] = sortedReads.add(batch.readBeginOffset(r), batch.readBeginLength(r),
-                            batch.readEndOffset(r), batch.readEndLength(r), readSnapshot[r]);
-                }
-            }
+            sortEndpoints(batch, n, keys, true);
         }
-        long t2 = System.nanoTime();
-        phaseNanos[Phase.SORT.ordinal()] += t2 - t1;
+    }
 
-        // ---- every read against the history ----
-        reader.checkSorted(sortedReads);
+    /**
+     * Every read of the undecided transactions against the history: the sorted reads all at once (the large-batch
+     * path), or one descent each (a small batch's, and empty reads); then, where uncertain writes are kept, reads that
+     * meet one of an earlier batch.
+     */
+    private void checkReads(ConflictBatch batch, int n, byte[] keys, boolean small) {
+        if (!small) {
+            reader.checkSorted(sortedReads);
+        }
+        // Uncertain writes from earlier batches matter only to readers above the retained boundary.
+        boolean checkUncertain = uncertain != null && !uncertain.isEmpty();
         for (int t = 0; t < n; t++) {
             if (state[t] != UNDECIDED) {
                 continue;
@@ -218,7 +308,7 @@ public final class BatchPipeline {
             long snapshot = batch.readSnapshot(t);
             reportStart[t] = reportedCount;
             for (int r = batch.readStart(t), re = batch.readEnd(t); r < re; r++) {
-                boolean hit = readBeginId[r] >= 0 ? sortedReads.conflict(readPosition[r])
+                boolean hit = !small && readBeginId[r] >= 0 ? sortedReads.conflict(readPosition[r])
                         : reader.conflicts(keys, batch.readBeginOffset(r), batch.readBeginLength(r),
                                 batch.readEndOffset(r), batch.readEndLength(r), snapshot);
                 if (hit) {
@@ -238,13 +328,13 @@ public final class BatchPipeline {
                 anyUncertain |= uncertainWriter[t];
             }
         }
-        long t2b = System.nanoTime();
-        phaseNanos[Phase.CHECK_READ.ordinal()] += t2b - t2;
+    }
 
-        // ---- intra-batch, in trace order ----
-        int bits = Math.max(0, sorter.distinctCount() - 1);
+    /** The intra-batch check over the bitset of the sorted endpoints' {@code bits} elementary intervals. */
+    private void intraBatch(ConflictBatch batch, int n, int bits) {
+        boolean any = anyUncertain;
         miniSet.reset(bits);
-        if (anyUncertain) {
+        if (any) {
             uncertainSet.reset(bits);
         }
         for (int t = 0; t < n; t++) {
@@ -266,7 +356,7 @@ public final class BatchPipeline {
                     intraRead[t] = r - batch.readStart(t);
                     break;
                 }
-                if (anyUncertain && uncertainSet.any(from, to)) {
+                if (any && uncertainSet.any(from, to)) {
                     // FoundationDB's first hit could be this read (if it committed that writer): undecidable.
                     readsUncertainWrite = true;
                     break;
@@ -285,7 +375,10 @@ public final class BatchPipeline {
             state[t] = Decision.COMMIT_CODE;
             setWrites(miniSet, batch, t);
         }
-        // ---- decisions and conflicting reads ----
+    }
+
+    /** The decisions into {@code out}, and each reporting CONFLICT transaction's conflicting reads. */
+    private void report(ConflictBatch batch, int n, BatchResult out) {
         for (int t = 0; t < n; t++) {
             byte d = state[t];
             out.setDecision(t, d);
@@ -300,44 +393,30 @@ public final class BatchPipeline {
                 }
             }
         }
-        long t3 = System.nanoTime();
-        phaseNanos[Phase.CHECK_INTRA_BATCH.ordinal()] += t3 - t2b;
+    }
 
-        // ---- combine: runs of the set are the committed writes, disjoint and sorted ----
-        combine(miniSet, bits, keys, combined);
-        int ranges = combined.count();
-        if (anyUncertain) {
-            combine(uncertainSet, bits, keys, uncertainCombined);
-        } else {
-            uncertainCombined.reset(keys);
-        }
-        long t4 = System.nanoTime();
-        phaseNanos[Phase.COMBINE.ordinal()] += t4 - t3;
-
-        // ---- merge into the history at now ----
+    /** The combined writes into the history at {@code now}, and the uncertain ones into theirs. */
+    private void mergeWrites(long now) {
         // The uncertain writes share the budget: the history makes room for both batches of writes.
+        int ranges = combined.count();
         int uncertainRanges = uncertainCombined.count();
         if (ranges + uncertainRanges > 0) {
             long otherBytes = uncertainRanges > 0 ? uncertain.bytesNeeded(uncertainCombined) : 0;
             history.prepareMerge(now, combined, otherBytes);
             history.merge(combined, now);
         }
-        long t5 = System.nanoTime();
-        phaseNanos[Phase.MERGE_WRITE.ordinal()] += t5 - t4;
-
         if (uncertainRanges > 0) {
             uncertain.prepareMerge(now, uncertainCombined, 0);
             uncertain.merge(uncertainCombined, now);
         }
-        long t6 = System.nanoTime();
-        phaseNanos[Phase.MERGE_WRITE.ordinal()] += t6 - t5;
+    }
 
+    private void removeBefore(long newOldestVersion, int ranges) {
         history.removeBefore(newOldestVersion, ranges);
         if (uncertain != null && !uncertain.isEmpty()) {
             // An uncertain write at or below the retained boundary can only meet readers at or above it.
             uncertain.removeBefore(Math.max(newOldestVersion, history.retainedVersion()), ranges);
         }
-        phaseNanos[Phase.REMOVE_BEFORE.ordinal()] += System.nanoTime() - t6;
     }
 
     /**
@@ -580,6 +659,190 @@ public final class BatchPipeline {
             } else {
                 base[p] = at - first;
             }
+        }
+    }
+
+    /**
+     * Sorts the endpoints of the non-empty reads and writes of the transactions still undecided, and of the writes of
+     * the uncertain writers, on this thread; with {@code reads}, fills {@link #sortedReads} for the history's check.
+     */
+    private void sortEndpoints(ConflictBatch batch, int n, byte[] keys, boolean reads) {
+        sorter.reset(keys);
+        for (int t = 0; t < n; t++) {
+            if (state[t] != UNDECIDED) {
+                if (uncertainWriter[t]) {
+                    addWrites(batch, t, keys);
+                }
+                continue;
+            }
+            for (int r = batch.readStart(t), re = batch.readEnd(t); r < re; r++) {
+                if (!isEmpty(keys, batch.readBeginOffset(r), batch.readBeginLength(r), batch.readEndOffset(r), batch.readEndLength(r))) {
+                    readBeginId[r] = sorter.add(batch.readBeginOffset(r), batch.readBeginLength(r), r);
+                    readEndId[r] = sorter.add(batch.readEndOffset(r), batch.readEndLength(r));
+                    readSnapshot[r] = batch.readSnapshot(t);
+                } else {
+                    readBeginId[r] = -1;
+                }
+            }
+            addWrites(batch, t, keys);
+        }
+        sorter.sort();
+        if (reads) {
+            // The non-empty reads in begin order, for the history's read check.
+            sortedReads.reset(keys);
+            for (int i = 0, e = sorter.count(); i < e; i++) {
+                int r = sorter.tagAt(i);
+                if (r >= 0) {
+                    readPosition[r] = sortedReads.add(batch.readBeginOffset(r), batch.readBeginLength(r),
+                            batch.readEndOffset(r), batch.readEndLength(r), readSnapshot[r]);
+                }
+            }
+        }
+    }
+
+    /**
+     * At most how many read-write pairs the direct intra-batch check compares: each undecided transaction's reads times
+     * the writes of the earlier transactions that may still commit (undecided) or are uncertain writers.
+     */
+    private long intraPairs(ConflictBatch batch, int n) {
+        long pairs = 0;
+        int writes = 0;
+        for (int t = 0; t < n; t++) {
+            if (state[t] == UNDECIDED) {
+                pairs += (long) (batch.readEnd(t) - batch.readStart(t)) * writes;
+            } else if (!uncertainWriter[t]) {
+                continue;
+            }
+            writes += batch.writeEnd(t) - batch.writeStart(t);
+        }
+        return pairs;
+    }
+
+    /**
+     * The intra-batch check of the direct path, in trace order as {@link MiniConflictSet}'s: each non-empty read of a
+     * transaction still undecided against the non-empty writes of the earlier committed transactions ({@code [b, e)}
+     * overlaps {@code [wb, we)} when {@code b < we} and {@code wb < e}: the runs of ranks the set compares), then against
+     * the uncertain writers' writes. Fills {@link #committedWrites} and {@link #uncertainWrites} for
+     * {@link #directCombine}.
+     */
+    private void directIntraBatch(ConflictBatch batch, int n, byte[] keys, boolean anyUncertain) {
+        committedCount = 0;
+        uncertainCount = 0;
+        for (int t = 0; t < n; t++) {
+            if (state[t] != UNDECIDED) {
+                if (uncertainWriter[t]) {
+                    keepWrites(batch, t, keys, true);
+                }
+                continue;
+            }
+            intraRead[t] = -1;
+            boolean readsUncertainWrite = false;
+            for (int r = batch.readStart(t), re = batch.readEnd(t); r < re; r++) {
+                int bOff = batch.readBeginOffset(r);
+                int bLen = batch.readBeginLength(r);
+                int eOff = batch.readEndOffset(r);
+                int eLen = batch.readEndLength(r);
+                if (isEmpty(keys, bOff, bLen, eOff, eLen)) {
+                    continue;
+                }
+                if (overlapsAny(batch, keys, bOff, bLen, eOff, eLen, committedWrites, committedCount)) {
+                    intraRead[t] = r - batch.readStart(t);
+                    break;
+                }
+                if (anyUncertain && overlapsAny(batch, keys, bOff, bLen, eOff, eLen, uncertainWrites, uncertainCount)) {
+                    readsUncertainWrite = true;
+                    break;
+                }
+            }
+            if (intraRead[t] >= 0) {
+                state[t] = Decision.CONFLICT_CODE;
+                continue;
+            }
+            if (readsUncertainWrite) {
+                state[t] = Decision.TOO_OLD_CODE;
+                uncertainWriter[t] = true;
+                keepWrites(batch, t, keys, true);
+                continue;
+            }
+            state[t] = Decision.COMMIT_CODE;
+            keepWrites(batch, t, keys, false);
+        }
+    }
+
+    /** Whether read {@code [b, e)} overlaps one of the writes {@code list[0 .. count)}. */
+    private static boolean overlapsAny(ConflictBatch batch, byte[] keys, int bOff, int bLen, int eOff, int eLen,
+                                       int[] list, int count) {
+        for (int i = 0; i < count; i++) {
+            int w = list[i];
+            if (Keys.compare(keys, bOff, bLen, keys, batch.writeEndOffset(w), batch.writeEndLength(w)) < 0
+                    && Keys.compare(keys, batch.writeBeginOffset(w), batch.writeBeginLength(w), keys, eOff, eLen) < 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Appends transaction {@code t}'s non-empty writes to {@link #uncertainWrites} or {@link #committedWrites}. */
+    private void keepWrites(ConflictBatch batch, int t, byte[] keys, boolean uncertainWriter) {
+        int[] list = uncertainWriter ? uncertainWrites : committedWrites;
+        int count = uncertainWriter ? uncertainCount : committedCount;
+        int ws = batch.writeStart(t);
+        int we = batch.writeEnd(t);
+        if (list.length < count + (we - ws)) {
+            list = Arrays.copyOf(list, Math.max(count + (we - ws), list.length * 2));
+        }
+        for (int w = ws; w < we; w++) {
+            if (!isEmpty(keys, batch.writeBeginOffset(w), batch.writeBeginLength(w), batch.writeEndOffset(w), batch.writeEndLength(w))) {
+                list[count++] = w;
+            }
+        }
+        if (uncertainWriter) {
+            uncertainWrites = list;
+            uncertainCount = count;
+        } else {
+            committedWrites = list;
+            committedCount = count;
+        }
+    }
+
+    /**
+     * The direct path's combining: writes {@code list[0 .. count)} (non-empty) sorted by begin key (an insertion from the
+     * end: a transaction's writes mostly come sorted), then each run of writes that overlap or touch as one range, from
+     * the first begin to the furthest end: the runs of set bits {@link #combine} reads off the set.
+     */
+    private static void directCombine(ConflictBatch batch, byte[] keys, int[] list, int count, CombinedWrites out) {
+        out.reset(keys);
+        for (int i = 1; i < count; i++) {
+            int w = list[i];
+            int bOff = batch.writeBeginOffset(w);
+            int bLen = batch.writeBeginLength(w);
+            int j = i - 1;
+            while (j >= 0 && Keys.compare(keys, batch.writeBeginOffset(list[j]), batch.writeBeginLength(list[j]), keys, bOff, bLen) > 0) {
+                list[j + 1] = list[j];
+                j--;
+            }
+            list[j + 1] = w;
+        }
+        int i = 0;
+        while (i < count) {
+            int w = list[i];
+            int bOff = batch.writeBeginOffset(w);
+            int bLen = batch.writeBeginLength(w);
+            int eOff = batch.writeEndOffset(w);
+            int eLen = batch.writeEndLength(w);
+            for (i++; i < count; i++) {
+                int x = list[i];
+                if (Keys.compare(keys, batch.writeBeginOffset(x), batch.writeBeginLength(x), keys, eOff, eLen) > 0) {
+                    break;
+                }
+                int xeOff = batch.writeEndOffset(x);
+                int xeLen = batch.writeEndLength(x);
+                if (Keys.compare(keys, xeOff, xeLen, keys, eOff, eLen) > 0) {
+                    eOff = xeOff;
+                    eLen = xeLen;
+                }
+            }
+            out.add(bOff, bLen, eOff, eLen);
         }
     }
 

@@ -15,6 +15,14 @@ public interface HistoryReader {
     boolean conflicts(byte[] keys, int beginOff, int beginLen, int endOff, int endLen, long snapshot);
 
     /**
+     * Whether {@code reads} reads are checked faster sorted, together ({@link #checkSorted}), than one by one
+     * ({@link #conflicts}): the pipeline then sorts a small batch's endpoints too. This default: never.
+     */
+    default boolean prefersSorted(int reads) {
+        return false;
+    }
+
+    /**
      * Checks every read of {@code reads} (non-empty, sorted by begin) as {@link #conflicts} would, and
      * marks those that conflict. This default checks them one by one, in order.
      */

@@ -46,6 +46,10 @@ public final class HistoryTree implements History {
     private final BatchedReadPath batchedReads;
     /** History bytes from which the batched path checks reads (below, one descent each). */
     private final long batchedFromBytes;
+    /** Reads from which a batch's reads take the batched path (fewer: one descent each; issue 30). */
+    private int batchedFromReads = DEFAULT_BATCHED_FROM_READS;
+    /** See {@link #batchedFromReads(int)} (measured: docs/tree.md, "Small batches"). */
+    public static final int DEFAULT_BATCHED_FROM_READS = 16;
     private final TreeWriter writer;
     private final BatchWriter batchWriter;
     private final Reclaimer reclaimer;
@@ -132,6 +136,14 @@ public final class HistoryTree implements History {
         this.writer = new TreeWriter(store, layout, search, versions);
         this.batchWriter = new BatchWriter(store, layout, search, versions, budget, writer, writeWays);
         this.invariants = new TreeInvariants(store, layout, versions);
+    }
+
+    /** A batch's reads take the batched path (once the history is large enough) from this many reads on. */
+    public void batchedFromReads(int reads) {
+        if (reads < 1) {
+            throw new IllegalArgumentException("readBatchedFromReads must be positive: " + reads);
+        }
+        this.batchedFromReads = reads;
     }
 
     /**
@@ -259,13 +271,19 @@ public final class HistoryTree implements History {
         return singleReads.conflicts(keys, bOff, bLen, eOff, eLen, snapshot);
     }
 
+    /** Whether the batched path checks {@code reads} reads: a history of {@code readBatchedFromBytes}, enough reads. */
+    @Override
+    public boolean prefersSorted(int reads) {
+        return batchedReads != null && reads >= batchedFromReads && store.historyBytes() >= batchedFromBytes;
+    }
+
     @Override
     public void checkSorted(SortedReads reads) {
         if (isEmpty()) {
             return; // an empty history conflicts with nothing
         }
-        boolean batched = batchedReads != null && store.historyBytes() >= batchedFromBytes;
         int n = reads.count();
+        boolean batched = prefersSorted(n);
         if (workers != null && n >= 2L * readsPerSlice) {
             readSlices.check(reads, batched, n);
         } else if (batched) {
@@ -419,19 +437,31 @@ public final class HistoryTree implements History {
     @Override
     public void removeBefore(long oldestVersion, int mergedRanges) {
         versions.retain(oldestVersion);
-        long work = budget.sweepWork(mergedRanges);
-        // Two leaf parents' worth or more: whole parents first, at once on the threads (the same tree for any
-        // count); the sweeper does the rest, or all of it.
-        long rest = parentSweep == null ? -1 : parentSweep.sweep(work);
-        if (rest != 0) {
-            reclaimer.sweep(rest < 0 ? work : rest);
+        long work = budget.sweepWork(mergedRanges) - sweepOwed;
+        long before = reclaimer.visited;
+        if (work > 0) {
+            // Two leaf parents' worth or more: whole parents first, at once on the threads (the same tree for any
+            // count); the sweeper does the rest, or all of it.
+            long rest = parentSweep == null ? -1 : parentSweep.sweep(work);
+            if (rest != 0) {
+                reclaimer.sweep(rest < 0 ? work : rest);
+            }
         }
         lastBatchSweptEntries = reclaimer.visited - sweptBeforeBatch;
         sweptBeforeBatch = reclaimer.visited;
+        sweepOwed = Math.max(0, reclaimer.visited - before - work);
     }
+
+    /**
+     * Entries the sweeps visited beyond the work asked of them, which the next batches' work pays off first: a sweep
+     * visits whole leaves, so a small batch's share (a quarter leaf and 8 entries per write) would otherwise cost a
+     * whole leaf every batch (issue 30), and the sweep's pace is now the one {@link MemoryBudget#sweepWork} sets.
+     */
+    private long sweepOwed;
 
     @Override
     public void clear(long version) {
+        sweepOwed = 0;
         budget.forgetAll();
         versions.retain(version);
     }

@@ -53,6 +53,8 @@ final class KeyArena {
     private long reservedBytes;
     /** Chunks stored by length class ({@code 32 - numberOfLeadingZeros(length)}): bounds the longest key held. */
     private final long[] lengthClassCounts = new long[33];
+    /** Bit c set: length class c holds a chunk (the bounds below visit those classes only, not all 33, per batch). */
+    private long heldClasses;
 
     KeyArena(int blockBytes, Reservation reservation) {
         int size = Integer.highestOneBit(Math.max(64, blockBytes) - 1) << 1;
@@ -112,12 +114,12 @@ final class KeyArena {
 
     /** An upper bound of the longest key held (a power of two above it, or 0 when none is held). */
     int longestKeyBound() {
-        for (int c = lengthClassCounts.length - 1; c > 0; c--) {
-            if (lengthClassCounts[c] != 0) {
-                return (int) Math.min(Integer.MAX_VALUE, (1L << c) - 1);
-            }
+        long held = heldClasses & ~1L;
+        if (held == 0) {
+            return 0;
         }
-        return 0;
+        int c = 63 - Long.numberOfLeadingZeros(held);
+        return (int) Math.min(Integer.MAX_VALUE, (1L << c) - 1);
     }
 
     /**
@@ -126,7 +128,9 @@ final class KeyArena {
      */
     long longestKeysBound(long count) {
         long bytes = 0;
-        for (int c = lengthClassCounts.length - 1; c > 0 && count > 0; c--) {
+        for (long held = heldClasses & ~1L; held != 0 && count > 0; ) {
+            int c = 63 - Long.numberOfLeadingZeros(held);
+            held &= ~(1L << c);
             long n = Math.min(count, lengthClassCounts[c]);
             bytes += n * ((1L << c) - 1);
             count -= n;
@@ -175,7 +179,9 @@ final class KeyArena {
     /** A chunk of {@code size} bytes for a key of {@code len} is in use (after it was taken, so a throw counts nothing). */
     private void counted(int size, int len) {
         bytesInUse += size;
-        lengthClassCounts[32 - Integer.numberOfLeadingZeros(len)]++;
+        int c = 32 - Integer.numberOfLeadingZeros(len);
+        lengthClassCounts[c]++;
+        heldClasses |= 1L << c;
     }
 
     /**
@@ -265,7 +271,7 @@ final class KeyArena {
             }
             freeSlots[freeSlotCount++] = slot;
             bytesInUse -= chunkBytes(len);
-            lengthClassCounts[32 - Integer.numberOfLeadingZeros(len)]--;
+            uncount(len);
             return;
         }
         int size = chunkBytes(lenField);
@@ -275,7 +281,14 @@ final class KeyArena {
         freeHeads[cls] = unit;
         bytesInUse -= size;
         freeListBytes += size;
-        lengthClassCounts[32 - Integer.numberOfLeadingZeros(lenField)]--;
+        uncount(lenField);
+    }
+
+    private void uncount(int len) {
+        int c = 32 - Integer.numberOfLeadingZeros(len);
+        if (--lengthClassCounts[c] == 0) {
+            heldClasses &= ~(1L << c);
+        }
     }
 
     int refs(int unit) {
@@ -314,6 +327,7 @@ final class KeyArena {
         bytesInUse = 0;
         freeListBytes = 0;
         Arrays.fill(lengthClassCounts, 0);
+        heldClasses = 0;
     }
 
     long freeListBytes() {

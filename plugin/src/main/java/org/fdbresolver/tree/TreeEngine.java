@@ -23,7 +23,8 @@ import org.fdbresolver.pipeline.BatchWorkers;
  * a group needs next before yielding; {@code false}: interleave only) and {@code writeWays} (writes
  * whose leaves are loaded ahead together before they are applied, default 16; 0: none), and
  * {@code directSortEndpoints} (batches of at most this many endpoints are sorted by comparison rather than by
- * radix passes, default 40; 0: always radix), {@code warmUpBatches} (synthetic batches run through throwaway
+ * radix passes, default 40; 0: always radix), {@code directBatchRanges}, {@code directBatchPairs} and
+ * {@code readBatchedFromReads} (the small-batch path, {@link BatchPipeline}; default 64, 128 and 16), {@code warmUpBatches} (synthetic batches run through throwaway
  * engines at open so that the first real batches run compiled code, default 0: {@link WarmUp}). The other options, for more than one thread and the partitioned
  * apply: docs/tree.md.
  */
@@ -43,6 +44,9 @@ public final class TreeEngine implements ConflictEngine {
     public static final String WRITES_PER_PARTITION = "writesPerPartition";
     public static final String DIRECT_SORT_ENDPOINTS = "directSortEndpoints";
     public static final String WARM_UP_BATCHES = "warmUpBatches";
+    public static final String DIRECT_BATCH_RANGES = "directBatchRanges";
+    public static final String DIRECT_BATCH_PAIRS = "directBatchPairs";
+    public static final String READ_BATCHED_FROM_READS = "readBatchedFromReads";
     /** Fewest endpoints a thread sorts at once: below twice this a batch is sorted on one thread. */
     static final int DEFAULT_ENDPOINTS_PER_SLICE = 1024;
     /** Combined writes from which a batch is applied in partitions (at any thread count; docs/tree.md). */
@@ -57,7 +61,8 @@ public final class TreeEngine implements ConflictEngine {
     public static final int DEFAULT_KEY_BLOCK_BYTES = 1 << 16;
     private static final Set<String> OPTIONS = Set.of(NODE_BYTES, KEY_BLOCK_BYTES, READ_PATH, READ_WAYS, READ_TOUCH,
             READ_BATCHED_FROM_BYTES, WRITE_WAYS, THREADS, READS_PER_SLICE, ENDPOINTS_PER_SLICE, PARTITION_FROM_WRITES,
-            WRITES_PER_PARTITION, DIRECT_SORT_ENDPOINTS, WARM_UP_BATCHES);
+            WRITES_PER_PARTITION, DIRECT_SORT_ENDPOINTS, WARM_UP_BATCHES, DIRECT_BATCH_RANGES, DIRECT_BATCH_PAIRS,
+            READ_BATCHED_FROM_READS);
     /** Below this budget a large batch's writes may not fit even into an empty history: warned at open. */
     static final long SMALL_BUDGET_BYTES = 1L << 20;
     /** Most leaf groups (reads) or leaves (writes) in flight at once. */
@@ -98,6 +103,10 @@ public final class TreeEngine implements ConflictEngine {
         int directSortEndpoints = (int) wholeOption(config, DIRECT_SORT_ENDPOINTS,
                 BatchPipeline.defaultDirectSortEndpoints(), 0, Integer.MAX_VALUE);
         int warmUpBatches = (int) wholeOption(config, WARM_UP_BATCHES, 0, 0, 1_000_000);
+        int directRanges = (int) wholeOption(config, DIRECT_BATCH_RANGES, BatchPipeline.DEFAULT_DIRECT_RANGES, 0,
+                Integer.MAX_VALUE);
+        long directPairs = wholeOption(config, DIRECT_BATCH_PAIRS, BatchPipeline.DEFAULT_DIRECT_PAIRS, 0, Long.MAX_VALUE);
+        int batchedFromReads = intOption(config, READ_BATCHED_FROM_READS, HistoryTree.DEFAULT_BATCHED_FROM_READS);
         long budget = config.memoryBudgetBytes();
         // Before this engine's arrays exist: throwaway engines, so that the JIT has compiled the engine by the
         // first real batch (a host that waits for the open, as FoundationDB's Resolver does, sets this).
@@ -112,11 +121,12 @@ public final class TreeEngine implements ConflictEngine {
         // They are usually empty and read one by one, by the single path.
         this.uncertain = history(() -> new HistoryTree(nodeBytes, keyBlockBytes, budget, reservation,
                 HistoryTree.ReadPath.SINGLE, 1, false, 0, 0));
+        tree.batchedFromReads(batchedFromReads);
         tree.shareBudgetWith(uncertain);
         uncertain.shareBudgetWith(tree);
         // The main history raises the boundary ahead of need for both (the uncertain writes expire below it).
         uncertain.evictAhead(false);
-        this.pipeline = new BatchPipeline(tree, tree, uncertain, directSortEndpoints);
+        this.pipeline = new BatchPipeline(tree, tree, uncertain, directSortEndpoints, directPairs, directRanges);
         // One pool for the engine's life, made once every option has been accepted.
         this.workers = threads > 1 ? new BatchWorkers(threads, "fdbresolver-tree") : null;
         if (workers != null) {

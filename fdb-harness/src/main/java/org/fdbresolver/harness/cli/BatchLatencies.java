@@ -50,6 +50,18 @@ final class BatchLatencies {
         return count;
     }
 
+    /** The recorded batches' CPU times summed (each from just before to just after its batch), or -1 if unknown. */
+    long cpuNanosSum() {
+        long sum = 0;
+        for (int i = 0; i < count; i++) {
+            if (cpuNanos[i] < 0) {
+                return -1;
+            }
+            sum += cpuNanos[i];
+        }
+        return sum;
+    }
+
     /** The nearest-rank {@code q} quantile (0 < q <= 1) of {@code sorted}. */
     private static long quantileOfSorted(long[] sorted, double q) {
         if (sorted.length == 0) {

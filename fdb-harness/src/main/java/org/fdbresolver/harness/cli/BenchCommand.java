@@ -57,6 +57,8 @@ final class BenchCommand extends Subcommand {
                   cycles, warmup-batches,
                   timed-batches, timed-transactions,
                   seconds (timed part), cpu-seconds (of this thread and the engine's workers, timed part),
+                  batch-cpu-seconds (this thread's CPU time of each timed batch, summed: the skip list comparator's
+                  cpu-seconds),
                   transactions/sec,
                   phase-sort, phase-checkRead, phase-checkIntraBatch, phase-combine, phase-mergeWrite,
                   phase-removeBefore (each 'S s (P%)' of the timed seconds; 0 for an engine without phase timers),
@@ -152,6 +154,8 @@ final class BenchCommand extends Subcommand {
         context.line("timed-transactions", timedTransactions);
         context.line("seconds", CommandContext.seconds(timedNanos));
         context.line("cpu-seconds", jvm.cpuNanos() < 0 ? "n/a" : CommandContext.seconds(jvm.cpuNanos()));
+        long batchCpu = latencies.cpuNanosSum();
+        context.line("batch-cpu-seconds", batchCpu < 0 || latencies.count() == 0 ? "n/a" : CommandContext.seconds(batchCpu));
         context.line("transactions/sec", CommandContext.rate(timedTransactions, timedNanos));
         for (Phase phase : Phase.values()) {
             long nanos = after.phaseNanos(phase) - phasesBefore[phase.ordinal()];

@@ -43,8 +43,11 @@ class EngineSteadyStateAllocationTest {
     private int next;
 
     private void generate() {
-        Workload w = Workloads.get("longtrace").create(new WorkloadParams(OptionalLong.of(1), OptionalLong.of(BATCHES),
-                Map.of("txns", "512")));
+        generate("longtrace", Map.of("txns", "512"));
+    }
+
+    private void generate(String workload, Map<String, String> options) {
+        Workload w = Workloads.get(workload).create(new WorkloadParams(OptionalLong.of(1), OptionalLong.of(BATCHES), options));
         for (Batch b; (b = w.nextBatch()) != null; ) {
             stored.add(b);
         }
@@ -169,6 +172,29 @@ class EngineSteadyStateAllocationTest {
                 long events = RecordingFile.readAllEvents(file).stream()
                         .filter(e -> e.getEventType().getName().equals(BatchEvent.NAME)).count();
                 assertEquals(50, events);
+            }
+        }
+    }
+
+    /**
+     * A Resolver's small batches (issue 30) take the small-batch path: reads first, then the direct intra-batch check
+     * (the defaults) or a sort of what is still undecided ({@code directBatchPairs=0}); neither allocates per batch.
+     */
+    @Test
+    void noAllocationPerBatchOnTheSmallBatchPath() {
+        for (int txns : new int[] {1, 3}) {
+            stored.clear();
+            generate("longtrace", Map.of("txns", Integer.toString(txns)));
+            for (String pairs : new String[] {"128", "0"}) {
+                try (ConflictSet cs = ConflictSet.open(ConflictSetConfig.builder().engine("tree")
+                        .option("directBatchPairs", pairs).build())) {
+                    ConflictBatch batch = cs.newBatch();
+                    BatchResult result = new BatchResult();
+                    run(cs, batch, result, 8 * BATCHES);
+                    long bytes = run(cs, batch, result, 2 * BATCHES);
+                    assertTrue(bytes < 4096, txns + " transactions a batch, directBatchPairs=" + pairs + ": allocated "
+                            + bytes + " bytes over " + 2 * BATCHES + " batches");
+                }
             }
         }
     }
