@@ -46,10 +46,9 @@ final class BatchWriter {
     private long sink;
     /** Key-block bytes of the writes before write i (prefix sums, for the per-run budget check). */
     private long[] keyBytesBefore = new long[65];
-    /** One leaf's merged run: up to twice a leaf (a run never grows a leaf past two). */
-    private final long[] outKey;
-    private final int[] outVer;
-    private final int[] outRef;
+    /** One leaf's merged run. */
+    private final LeafEntries.Run run;
+    private final LeafEntries entries;
     private int plannedWrites;
     /** The layout epoch the endpoints were encoded in ({@link KeyLayout#epoch}). */
     private int encodedEpoch;
@@ -70,7 +69,7 @@ final class BatchWriter {
     private long partitionedBatches;
 
     BatchWriter(NodeStore store, KeyLayout layout, TreeSearch search, VersionWindow versions, MemoryBudget budget,
-                TreeWriter writer, int ways) {
+                TreeWriter writer, LeafEntries entries, int ways) {
         this.store = store;
         this.layout = layout;
         this.search = search;
@@ -81,9 +80,8 @@ final class BatchWriter {
         this.pathIdx = writer.pathIdx;
         this.ways = ways;
         this.router = new BatchRouter(store, layout);
-        this.outKey = new long[2 * store.leafCap + 2];
-        this.outVer = new int[2 * store.leafCap + 2];
-        this.outRef = new int[2 * store.leafCap + 2];
+        this.entries = entries;
+        this.run = new LeafEntries.Run(store.leafCap);
         this.aheadLo = new int[Math.max(1, ways)];
         this.aheadHi = new int[Math.max(1, ways)];
     }
@@ -437,9 +435,10 @@ final class BatchWriter {
         int[] lr = s.lRef[c];
         byte[] keys = w.keys();
         long[] ek = endpointKey;
-        long[] ok = outKey;
-        int[] ov = outVer;
-        int[] or = outRef;
+        LeafEntries.Run out = run;
+        long[] ok = out.key;
+        int[] ov = out.ver;
+        int[] or = out.ref;
         int expired = versions.expiredBelow;
         int first = search.leafSearch(leaf, ek[2 * i], keys, w.beginOffset(i), w.beginLength(i), false);
         int src = base + first;
@@ -518,27 +517,12 @@ final class BatchWriter {
                 o++;
             }
         }
-        int tail = end - src;
-        int total = first + o + tail;
-        if (total <= s.leafCap) {
-            int dst = base + first + o;
-            if (dst != src) {
-                System.arraycopy(lk, src, lk, dst, tail);
-                System.arraycopy(lv, src, lv, dst, tail);
-                System.arraycopy(lr, src, lr, dst, tail);
-            }
-            System.arraycopy(ok, 0, lk, base + first, o);
-            System.arraycopy(ov, 0, lv, base + first, o);
-            System.arraycopy(or, 0, lr, base + first, o);
-            hdr[h + H_COUNT] = total;
+        if (entries.writeBack(leaf, first, out, o, src - base)) {
             writer.raiseMax(leaf, v);
             return;
         }
         // The leaf's new entries are its first `first` entries, then out[0, o + tail).
-        System.arraycopy(lk, src, ok, o, tail);
-        System.arraycopy(lv, src, ov, o, tail);
-        System.arraycopy(lr, src, or, o, tail);
-        overflow(leaf, first, o + tail, v);
+        overflow(leaf, first, o + (end - src), v);
     }
 
     /**
@@ -559,22 +543,11 @@ final class BatchWriter {
                 int rn = s.leafCount(right);
                 int move = (cap - rn) / 2;
                 if (move >= Math.max(2, cap / 16) && total - move <= cap) {
-                    int rc = right >>> CHUNK_SHIFT;
-                    int rb = (right & CHUNK_MASK) * cap;
-                    System.arraycopy(s.lKey[rc], rb, s.lKey[rc], rb + move, rn);
-                    System.arraycopy(s.lVer[rc], rb, s.lVer[rc], rb + move, rn);
-                    System.arraycopy(s.lRef[rc], rb, s.lRef[rc], rb + move, rn);
-                    distribute(leaf, first, total - move, total, right, 0);
-                    s.setLeafCount(leaf, total - move);
-                    s.setLeafCount(right, rn + move);
-                    int leftMax = s.maxOfLeaf(leaf);
-                    int rightMax = s.maxOfLeaf(right);
-                    s.setLeafMax(leaf, leftMax);
-                    s.setLeafMax(right, rightMax);
+                    entries.spillToSibling(leaf, first, run, outLen, right, move);
                     int pc = parent >>> CHUNK_SHIFT;
                     int pb = (parent & CHUNK_MASK) * s.innerCap;
-                    s.iMax[pc][pb + slot] = leftMax;
-                    s.iMax[pc][pb + slot + 1] = rightMax;
+                    s.iMax[pc][pb + slot] = s.leafMax(leaf);
+                    s.iMax[pc][pb + slot + 1] = s.leafMax(right);
                     s.releaseRef(s.iRef[pc][pb + slot + 1]);
                     writer.separatorBetween(leaf, right);
                     layout.inner.replace(parent, slot + 1, writer.sepKeyOut, writer.sepRefOut);
@@ -584,49 +557,11 @@ final class BatchWriter {
             }
         }
         int right = s.allocLeaf();
-        int keep = total / 2;
-        distribute(leaf, first, keep, total, right, 0);
-        s.setLeafCount(leaf, keep);
-        s.setLeafCount(right, total - keep);
+        entries.spillToNew(leaf, first, run, outLen, right);
         s.linkAfter(leaf, right);
-        int leftMax = s.maxOfLeaf(leaf);
-        int rightMax = s.maxOfLeaf(right);
-        s.setLeafMax(leaf, leftMax);
-        s.setLeafMax(right, rightMax);
         writer.separatorBetween(leaf, right);
-        writer.registerRight(leaf, leftMax, right, rightMax, writer.sepKeyOut, writer.sepRefOut);
+        writer.registerRight(leaf, s.leafMax(leaf), right, s.leafMax(right), writer.sepKeyOut, writer.sepRefOut);
         raiseAncestors(s.height - 1, v);
-    }
-
-    /**
-     * Writes the new sequence of {@code leaf} — its slots {@code [0, first)}, then the run's output —
-     * so that the leaf keeps positions {@code [0, keep)} and positions {@code [keep, total)} go to
-     * {@code right} from slot {@code at} on.
-     */
-    private void distribute(int leaf, int first, int keep, int total, int right, int at) {
-        NodeStore s = store;
-        int cap = s.leafCap;
-        int lc = leaf >>> CHUNK_SHIFT;
-        int lb = (leaf & CHUNK_MASK) * cap;
-        int rc = right >>> CHUNK_SHIFT;
-        int rb = (right & CHUNK_MASK) * cap + at;
-        // The moving part first: it may include leaf slots [keep, first), which the leaf's part overwrites.
-        if (keep < first) {
-            int fromLeaf = first - keep;
-            System.arraycopy(s.lKey[lc], lb + keep, s.lKey[rc], rb, fromLeaf);
-            System.arraycopy(s.lVer[lc], lb + keep, s.lVer[rc], rb, fromLeaf);
-            System.arraycopy(s.lRef[lc], lb + keep, s.lRef[rc], rb, fromLeaf);
-            System.arraycopy(outKey, 0, s.lKey[rc], rb + fromLeaf, total - first);
-            System.arraycopy(outVer, 0, s.lVer[rc], rb + fromLeaf, total - first);
-            System.arraycopy(outRef, 0, s.lRef[rc], rb + fromLeaf, total - first);
-            return;
-        }
-        System.arraycopy(outKey, keep - first, s.lKey[rc], rb, total - keep);
-        System.arraycopy(outVer, keep - first, s.lVer[rc], rb, total - keep);
-        System.arraycopy(outRef, keep - first, s.lRef[rc], rb, total - keep);
-        System.arraycopy(outKey, 0, s.lKey[lc], lb + first, keep - first);
-        System.arraycopy(outVer, 0, s.lVer[lc], lb + first, keep - first);
-        System.arraycopy(outRef, 0, s.lRef[lc], lb + first, keep - first);
     }
 
     /** Raises the recorded path's slot maxima above level {@code below} (exclusive) to {@code v}. */

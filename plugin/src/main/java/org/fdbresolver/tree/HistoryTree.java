@@ -52,6 +52,7 @@ public final class HistoryTree implements History {
     private final MemoryBudget budget;
     private final TreeInvariants invariants;
     private final TreeSearch search;
+    private final LeafEntries entries;
     private final int readWays;
     private final boolean readTouch;
     private final int writeWays;
@@ -120,6 +121,7 @@ public final class HistoryTree implements History {
         this.layout = new KeyLayout(store);
         this.versions = new VersionWindow(store);
         this.search = new TreeSearch(store, layout);
+        this.entries = new LeafEntries(store);
         this.readWays = readWays;
         this.readTouch = readTouch;
         this.writeWays = writeWays;
@@ -127,10 +129,10 @@ public final class HistoryTree implements History {
         this.batchedReads = readPath == ReadPath.BATCHED
                 ? new BatchedReadPath(store, layout, search, versions, singleReads, readWays, readTouch) : null;
         this.batchedFromBytes = batchedFromBytes;
-        this.reclaimer = new Reclaimer(store, layout, search, versions);
+        this.reclaimer = new Reclaimer(store, layout, search, versions, entries);
         this.budget = new MemoryBudget(store, layout, versions, reclaimer, budgetBytes);
-        this.writer = new TreeWriter(store, layout, search, versions);
-        this.batchWriter = new BatchWriter(store, layout, search, versions, budget, writer, writeWays);
+        this.writer = new TreeWriter(store, layout, search, versions, entries);
+        this.batchWriter = new BatchWriter(store, layout, search, versions, budget, writer, entries, writeWays);
         this.invariants = new TreeInvariants(store, layout, versions);
     }
 
@@ -166,7 +168,7 @@ public final class HistoryTree implements History {
         if (fromWrites < 1 || writesPerPartition < 1) {
             throw new IllegalArgumentException("partition thresholds must be positive: " + fromWrites + ", " + writesPerPartition);
         }
-        PartitionedApply partitioned = new PartitionedApply(store, layout, search, versions, budget, workers,
+        PartitionedApply partitioned = new PartitionedApply(store, layout, search, versions, entries, budget, workers,
                 writesPerPartition, writeWays);
         batchWriter.usePartitions(partitioned, fromWrites);
         parentSweep = new ParentSweep(store, layout, search, versions, reclaimer, workers);

@@ -94,9 +94,8 @@ final class PartitionWriter {
     int[] retained = new int[16];
 
     // ---- scratch ----
-    private final long[] outKey;
-    private final int[] outVer;
-    private final int[] outRef;
+    private final LeafEntries entries;
+    private final LeafEntries.Run run;
     /** Key buffers that grow to the longest key they meet ({@link KeyLayout#fit}), once. */
     private byte[] scratchA = new byte[KeyLayout.INITIAL_KEY_BUFFER];
     private byte[] scratchB = new byte[KeyLayout.INITIAL_KEY_BUFFER];
@@ -105,16 +104,15 @@ final class PartitionWriter {
     private final int ways;
     private long sink;
 
-    PartitionWriter(NodeStore store, KeyLayout layout, TreeSearch search, VersionWindow versions, PartitionedApply batch,
-                    int ways) {
+    PartitionWriter(NodeStore store, KeyLayout layout, TreeSearch search, VersionWindow versions, LeafEntries entries,
+                    PartitionedApply batch, int ways) {
         this.store = store;
         this.layout = layout;
         this.search = search;
         this.versions = versions;
         this.batch = batch;
-        this.outKey = new long[2 * store.leafCap + 2];
-        this.outVer = new int[2 * store.leafCap + 2];
-        this.outRef = new int[2 * store.leafCap + 2];
+        this.entries = entries;
+        this.run = new LeafEntries.Run(store.leafCap);
         this.ways = ways;
         this.aheadLo = new int[Math.max(1, ways)];
         this.aheadHi = new int[Math.max(1, ways)];
@@ -338,9 +336,10 @@ final class PartitionWriter {
         long[] ek = pa.endpointKey;
         int[] eo = pa.endpointOff;
         int[] el = pa.endpointLen;
-        long[] ok = outKey;
-        int[] ov = outVer;
-        int[] or = outRef;
+        LeafEntries.Run out = run;
+        long[] ok = out.key;
+        int[] ov = out.ver;
+        int[] or = out.ref;
         int expired = versions.expiredBelow;
         int version = v;
         int first = search.leafSearch(leaf, ek[2 * i], keys, eo[2 * i], el[2 * i], false);
@@ -407,26 +406,11 @@ final class PartitionWriter {
                 o++;
             }
         }
-        int tail = end - src;
-        int total = first + o + tail;
-        if (total <= s.leafCap) {
-            int dst = base + first + o;
-            if (dst != src) {
-                System.arraycopy(lk, src, lk, dst, tail);
-                System.arraycopy(lv, src, lv, dst, tail);
-                System.arraycopy(lr, src, lr, dst, tail);
-            }
-            System.arraycopy(ok, 0, lk, base + first, o);
-            System.arraycopy(ov, 0, lv, base + first, o);
-            System.arraycopy(or, 0, lr, base + first, o);
-            hdr[h + H_COUNT] = total;
+        if (entries.writeBack(leaf, first, out, o, src - base)) {
             raiseLeafMax(leaf, version);
             return;
         }
-        System.arraycopy(lk, src, ok, o, tail);
-        System.arraycopy(lv, src, ov, o, tail);
-        System.arraycopy(lr, src, or, o, tail);
-        overflow(k, first, o + tail);
+        overflow(k, first, o + (end - src));
     }
 
     /**
@@ -443,57 +427,17 @@ final class PartitionWriter {
             int rn = s.leafCount(right);
             int move = (cap - rn) / 2;
             if (move >= Math.max(2, cap / 16) && total - move <= cap) {
-                int rc = right >>> CHUNK_SHIFT;
-                int rb = (right & CHUNK_MASK) * cap;
-                System.arraycopy(s.lKey[rc], rb, s.lKey[rc], rb + move, rn);
-                System.arraycopy(s.lVer[rc], rb, s.lVer[rc], rb + move, rn);
-                System.arraycopy(s.lRef[rc], rb, s.lRef[rc], rb + move, rn);
-                distribute(leaf, first, total - move, total, right);
-                s.setLeafCount(leaf, total - move);
-                s.setLeafCount(right, rn + move);
-                s.setLeafMax(leaf, s.maxOfLeaf(leaf));
-                s.setLeafMax(right, s.maxOfLeaf(right));
+                entries.spillToSibling(leaf, first, run, outLen, right, move);
                 separatorBetween(leaf, right);
                 neighbourTook(k, sepKey, sepRef);
                 return;
             }
         }
         right = s.allocLeafConcurrently();
-        int keep = total / 2;
-        distribute(leaf, first, keep, total, right);
-        s.setLeafCount(leaf, keep);
-        s.setLeafCount(right, total - keep);
+        entries.spillToNew(leaf, first, run, outLen, right);
         s.linkAfter(leaf, right);
-        s.setLeafMax(leaf, s.maxOfLeaf(leaf));
-        s.setLeafMax(right, s.maxOfLeaf(right));
         separatorBetween(leaf, right);
         splitAdded(k, right, sepKey, sepRef);
-    }
-
-    /** As {@link BatchWriter}'s: the leaf keeps positions {@code [0, keep)}, {@code right} gets the rest from slot 0. */
-    private void distribute(int leaf, int first, int keep, int total, int right) {
-        NodeStore s = store;
-        int cap = s.leafCap;
-        int lc = leaf >>> CHUNK_SHIFT;
-        int lb = (leaf & CHUNK_MASK) * cap;
-        int rc = right >>> CHUNK_SHIFT;
-        int rb = (right & CHUNK_MASK) * cap;
-        if (keep < first) {
-            int fromLeaf = first - keep;
-            System.arraycopy(s.lKey[lc], lb + keep, s.lKey[rc], rb, fromLeaf);
-            System.arraycopy(s.lVer[lc], lb + keep, s.lVer[rc], rb, fromLeaf);
-            System.arraycopy(s.lRef[lc], lb + keep, s.lRef[rc], rb, fromLeaf);
-            System.arraycopy(outKey, 0, s.lKey[rc], rb + fromLeaf, total - first);
-            System.arraycopy(outVer, 0, s.lVer[rc], rb + fromLeaf, total - first);
-            System.arraycopy(outRef, 0, s.lRef[rc], rb + fromLeaf, total - first);
-            return;
-        }
-        System.arraycopy(outKey, keep - first, s.lKey[rc], rb, total - keep);
-        System.arraycopy(outVer, keep - first, s.lVer[rc], rb, total - keep);
-        System.arraycopy(outRef, keep - first, s.lRef[rc], rb, total - keep);
-        System.arraycopy(outKey, 0, s.lKey[lc], lb + first, keep - first);
-        System.arraycopy(outVer, 0, s.lVer[lc], lb + first, keep - first);
-        System.arraycopy(outRef, 0, s.lRef[lc], lb + first, keep - first);
     }
 
     // ---- one write that reaches past its member ----
@@ -583,19 +527,8 @@ final class PartitionWriter {
             int mid;
             if (!shiftRight(k)) {
                 int right = s.allocLeafConcurrently();
-                int lc = leaf >>> CHUNK_SHIFT;
-                int rc = right >>> CHUNK_SHIFT;
-                int lb = (leaf & CHUNK_MASK) * cap;
-                int rb = (right & CHUNK_MASK) * cap;
-                int half = n / 2;
-                System.arraycopy(s.lKey[lc], lb + half, s.lKey[rc], rb, n - half);
-                System.arraycopy(s.lVer[lc], lb + half, s.lVer[rc], rb, n - half);
-                System.arraycopy(s.lRef[lc], lb + half, s.lRef[rc], rb, n - half);
-                s.setLeafCount(leaf, half);
-                s.setLeafCount(right, n - half);
+                entries.split(leaf, right);
                 s.linkAfter(leaf, right);
-                s.setLeafMax(leaf, s.maxOfLeaf(leaf));
-                s.setLeafMax(right, s.maxOfLeaf(right));
                 separatorBetween(leaf, right);
                 splitAdded(k, right, sepKey, sepRef);
             }
@@ -607,18 +540,8 @@ final class PartitionWriter {
                 i -= mid;
                 leaf = chainLeaf[k];
             }
-            n = s.leafCount(leaf);
         }
-        int c = leaf >>> CHUNK_SHIFT;
-        int base = (leaf & CHUNK_MASK) * cap;
-        int move = n - i;
-        System.arraycopy(s.lKey[c], base + i, s.lKey[c], base + i + 1, move);
-        System.arraycopy(s.lVer[c], base + i, s.lVer[c], base + i + 1, move);
-        System.arraycopy(s.lRef[c], base + i, s.lRef[c], base + i + 1, move);
-        s.lKey[c][base + i] = batch.endpointKey[x];
-        s.lVer[c][base + i] = ver;
-        s.lRef[c][base + i] = ref;
-        s.setLeafCount(leaf, n + 1);
+        entries.insert(leaf, i, batch.endpointKey[x], ver, ref);
         return (long) k << 32 | i;
     }
 
@@ -636,21 +559,7 @@ final class PartitionWriter {
             return false;
         }
         int leaf = chainLeaf[k];
-        int lc = leaf >>> CHUNK_SHIFT;
-        int lb = (leaf & CHUNK_MASK) * cap;
-        int rc = right >>> CHUNK_SHIFT;
-        int rb = (right & CHUNK_MASK) * cap;
-        int n = s.leafCount(leaf);
-        System.arraycopy(s.lKey[rc], rb, s.lKey[rc], rb + move, rn);
-        System.arraycopy(s.lVer[rc], rb, s.lVer[rc], rb + move, rn);
-        System.arraycopy(s.lRef[rc], rb, s.lRef[rc], rb + move, rn);
-        System.arraycopy(s.lKey[lc], lb + n - move, s.lKey[rc], rb, move);
-        System.arraycopy(s.lVer[lc], lb + n - move, s.lVer[rc], rb, move);
-        System.arraycopy(s.lRef[lc], lb + n - move, s.lRef[rc], rb, move);
-        s.setLeafCount(leaf, n - move);
-        s.setLeafCount(right, rn + move);
-        s.setLeafMax(leaf, s.maxOfLeaf(leaf));
-        s.setLeafMax(right, s.maxOfLeaf(right));
+        entries.moveTail(leaf, right, move);
         separatorBetween(leaf, right);
         neighbourTook(k, sepKey, sepRef);
         return true;
@@ -679,13 +588,7 @@ final class PartitionWriter {
                 release(lr[base + j]);
                 j++;
             }
-            if (j > i) {
-                int move = n - j;
-                System.arraycopy(lk, base + j, lk, base + i, move);
-                System.arraycopy(s.lVer[c], base + j, s.lVer[c], base + i, move);
-                System.arraycopy(lr, base + j, lr, base + i, move);
-                s.setLeafCount(leaf, n - (j - i));
-            }
+            entries.remove(leaf, i, j);
             if (j < n || leaf == last) {
                 return;
             }

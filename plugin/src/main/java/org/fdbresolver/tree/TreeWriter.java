@@ -29,6 +29,7 @@ final class TreeWriter {
     private final KeyLayout layout;
     private final TreeSearch search;
     private final VersionWindow versions;
+    private final LeafEntries entries;
     /** The last descent's path: inner node and slot per level, root first. */
     final int[] pathNode = new int[MAX_HEIGHT];
     final int[] pathIdx = new int[MAX_HEIGHT];
@@ -38,11 +39,12 @@ final class TreeWriter {
     long sepKeyOut;
     int sepRefOut;
 
-    TreeWriter(NodeStore store, KeyLayout layout, TreeSearch search, VersionWindow versions) {
+    TreeWriter(NodeStore store, KeyLayout layout, TreeSearch search, VersionWindow versions, LeafEntries entries) {
         this.store = store;
         this.layout = layout;
         this.search = search;
         this.versions = versions;
+        this.entries = entries;
     }
 
     /** Records write {@code [b, e)} (non-empty) at relative version {@code v}. */
@@ -151,17 +153,11 @@ final class TreeWriter {
         }
         int dst = i + (exactE ? 1 : 2);
         if (dst != j) {
-            System.arraycopy(lk, base + j, lk, base + dst, n - j);
-            System.arraycopy(lv, base + j, lv, base + dst, n - j);
-            System.arraycopy(lr, base + j, lr, base + dst, n - j);
+            entries.shift(leaf, j, dst, n - j);
         }
-        lk[base + i] = bp;
-        lv[base + i] = v;
-        lr[base + i] = bRef;
+        entries.set(leaf, i, bp, v, bRef);
         if (!exactE) {
-            lk[base + i + 1] = ep;
-            lv[base + i + 1] = vE;
-            lr[base + i + 1] = eRef;
+            entries.set(leaf, i + 1, ep, vE, eRef);
         }
         hdr[h + H_COUNT] = newCount;
         raiseMax(leaf, v);
@@ -280,9 +276,7 @@ final class TreeWriter {
      */
     private long insertEntry(int leaf, int i, long kp, byte[] key, int off, int len, int ref, int v) {
         NodeStore s = store;
-        int c = leaf >>> CHUNK_SHIFT;
-        int n = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
-        if (n == s.leafCap) {
+        if (s.leafCount(leaf) == s.leafCap) {
             // A full leaf first hands entries to its right sibling (fuller leaves, less memory) and
             // splits only when the sibling is nearly full too.
             int height = s.height;
@@ -304,18 +298,8 @@ final class TreeWriter {
                 i -= mid;
                 pathIdx[height - 1]++;
             }
-            c = leaf >>> CHUNK_SHIFT;
-            n = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
         }
-        int base = (leaf & CHUNK_MASK) * s.leafCap;
-        int move = n - i;
-        System.arraycopy(s.lKey[c], base + i, s.lKey[c], base + i + 1, move);
-        System.arraycopy(s.lVer[c], base + i, s.lVer[c], base + i + 1, move);
-        System.arraycopy(s.lRef[c], base + i, s.lRef[c], base + i + 1, move);
-        s.lKey[c][base + i] = kp;
-        s.lVer[c][base + i] = v;
-        s.lRef[c][base + i] = ref;
-        s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] = n + 1;
+        entries.insert(leaf, i, kp, v, ref);
         return (long) leaf << 32 | i;
     }
 
@@ -326,24 +310,10 @@ final class TreeWriter {
     private int splitLeaf(int leaf) {
         NodeStore s = store;
         int right = s.allocLeaf();
-        int lc = leaf >>> CHUNK_SHIFT;
-        int rc = right >>> CHUNK_SHIFT;
-        int lb = (leaf & CHUNK_MASK) * s.leafCap;
-        int rb = (right & CHUNK_MASK) * s.leafCap;
-        int n = s.leafCount(leaf);
-        int mid = n / 2;
-        System.arraycopy(s.lKey[lc], lb + mid, s.lKey[rc], rb, n - mid);
-        System.arraycopy(s.lVer[lc], lb + mid, s.lVer[rc], rb, n - mid);
-        System.arraycopy(s.lRef[lc], lb + mid, s.lRef[rc], rb, n - mid);
-        s.setLeafCount(leaf, mid);
-        s.setLeafCount(right, n - mid);
+        entries.split(leaf, right);
         s.linkAfter(leaf, right);
-        int leftMax = s.maxOfLeaf(leaf);
-        int rightMax = s.maxOfLeaf(right);
-        s.setLeafMax(leaf, leftMax);
-        s.setLeafMax(right, rightMax);
         separatorBetween(leaf, right);
-        registerRight(leaf, leftMax, right, rightMax, sepKeyOut, sepRefOut);
+        registerRight(leaf, s.leafMax(leaf), right, s.leafMax(right), sepKeyOut, sepRefOut);
         return right;
     }
 
@@ -386,30 +356,14 @@ final class TreeWriter {
             return NIL;
         }
         int right = s.iChild[pc][pb + slot + 1];
-        int rc = right >>> CHUNK_SHIFT;
-        int rb = (right & CHUNK_MASK) * leafCap;
         int rn = s.leafCount(right);
         int move = (leafCap - rn) / 2;
         if (move < Math.max(2, leafCap / 16)) {
             return NIL;
         }
-        int lc = leaf >>> CHUNK_SHIFT;
-        int lb = (leaf & CHUNK_MASK) * leafCap;
-        int n = s.leafCount(leaf);
-        System.arraycopy(s.lKey[rc], rb, s.lKey[rc], rb + move, rn);
-        System.arraycopy(s.lVer[rc], rb, s.lVer[rc], rb + move, rn);
-        System.arraycopy(s.lRef[rc], rb, s.lRef[rc], rb + move, rn);
-        System.arraycopy(s.lKey[lc], lb + n - move, s.lKey[rc], rb, move);
-        System.arraycopy(s.lVer[lc], lb + n - move, s.lVer[rc], rb, move);
-        System.arraycopy(s.lRef[lc], lb + n - move, s.lRef[rc], rb, move);
-        s.setLeafCount(leaf, n - move);
-        s.setLeafCount(right, rn + move);
-        int leftMax = s.maxOfLeaf(leaf);
-        int rightMax = s.maxOfLeaf(right);
-        s.setLeafMax(leaf, leftMax);
-        s.setLeafMax(right, rightMax);
-        s.iMax[pc][pb + slot] = leftMax;
-        s.iMax[pc][pb + slot + 1] = rightMax;
+        entries.moveTail(leaf, right, move);
+        s.iMax[pc][pb + slot] = s.leafMax(leaf);
+        s.iMax[pc][pb + slot + 1] = s.leafMax(right);
         s.releaseRef(s.iRef[pc][pb + slot + 1]);
         separatorBetween(leaf, right);
         layout.inner.replace(parent, slot + 1, sepKeyOut, sepRefOut);
@@ -451,13 +405,7 @@ final class TreeWriter {
                 s.releaseRef(lr[base + j]);
                 j++;
             }
-            if (j > i) {
-                int move = n - j;
-                System.arraycopy(lk, base + j, lk, base + i, move);
-                System.arraycopy(s.lVer[c], base + j, s.lVer[c], base + i, move);
-                System.arraycopy(lr, base + j, lr, base + i, move);
-                s.setLeafCount(leaf, n - (j - i));
-            }
+            entries.remove(leaf, i, j);
             if (j < n) {
                 return;
             }
