@@ -5,6 +5,7 @@ import static org.fdbresolver.tree.NodeStore.CHUNK_SHIFT;
 import static org.fdbresolver.tree.NodeStore.GAP;
 import static org.fdbresolver.tree.NodeStore.H_COUNT;
 import static org.fdbresolver.tree.NodeStore.H_PREV;
+import static org.fdbresolver.tree.NodeStore.H_SKIP;
 import static org.fdbresolver.tree.NodeStore.LEAF_HEADER_INTS;
 import static org.fdbresolver.tree.NodeStore.NIL;
 
@@ -35,6 +36,8 @@ final class BatchWriter {
     private final BatchRouter router;
     private final MemoryBudget budget;
     private long[] endpointKey = new long[128];
+    /** A run's endpoints in its leaf's encoding, at their indices (a leaf with a prefix of its own). */
+    private long[] runKey = new long[128];
     private int[] endpointOff = new int[128];
     private int[] endpointLen = new int[128];
     private int[] endpointLeaf = new int[128];
@@ -43,6 +46,7 @@ final class BatchWriter {
     /** The block of writes being prefetched: search bounds of each one's begin in its leaf. */
     private final int[] aheadLo;
     private final int[] aheadHi;
+    private final long[] aheadKey;
     private long sink;
     /** Key-block bytes of the writes before write i (prefix sums, for the per-run budget check). */
     private long[] keyBytesBefore = new long[65];
@@ -84,6 +88,7 @@ final class BatchWriter {
         this.run = new LeafEntries.Run(store.leafCap);
         this.aheadLo = new int[Math.max(1, ways)];
         this.aheadHi = new int[Math.max(1, ways)];
+        this.aheadKey = new long[Math.max(1, ways)];
     }
 
     /**
@@ -224,6 +229,7 @@ final class BatchWriter {
         if (endpointKey.length < 2 * writes) {
             int n = Math.max(2 * writes, endpointKey.length * 2);
             endpointKey = new long[n];
+            runKey = new long[n];
             endpointOff = new int[n];
             endpointLen = new int[n];
             endpointLeaf = new int[n];
@@ -259,7 +265,7 @@ final class BatchWriter {
         while (i < m) {
             if (ways > 1 && i >= prefetched) {
                 prefetched = Math.min(m, i + ways);
-                prefetch(i, prefetched);
+                prefetch(i, prefetched, keys);
             }
             // The most the next step can add: a run of at most a leaf's worth of writes splitting its leaf
             // once, or a single write splitting two leaves, with inner splits on the way down.
@@ -342,11 +348,12 @@ final class BatchWriter {
      * start. Where the writes land comes from the plan's route, made before this batch changed the tree:
      * a hint only, nothing depends on it.
      */
-    private void prefetch(int from, int to) {
+    private void prefetch(int from, int to, byte[] keys) {
         NodeStore s = store;
         int leafCap = s.leafCap;
         int innerCap = s.innerCap;
         int[] el = endpointLeaf;
+        long[] ek = endpointKey;
         long t = 0;
         for (int x = from; x < to; x++) {
             int leaf = el[2 * x];
@@ -365,12 +372,21 @@ final class BatchWriter {
             int n = Math.min(leafCap, s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT]);
             aheadLo[x - from] = 0;
             aheadHi[x - from] = n;
+            aheadKey[x - from] = ek[2 * x];
             if (n > 0) {
                 searching++;
                 t += s.lKey[c][(leaf & CHUNK_MASK) * leafCap + ((n - 1) >>> 1)];
+                int skip = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_SKIP];
+                if (skip != 0) {
+                    // A leaf with a prefix of its own: its anchor, which the run reads first, and the begin in its
+                    // encoding (unchecked: a hint).
+                    int unit = s.lRef[c][(leaf & CHUNK_MASK) * leafCap] >>> 1;
+                    t += s.arena.block(unit)[s.arena.offset(unit)];
+                    int len = endpointLen[2 * x];
+                    aheadKey[x - from] = len >= skip ? KeyRefs.prefix(keys, endpointOff[2 * x] + skip, len - skip) : Long.MIN_VALUE;
+                }
             }
         }
-        long[] ek = endpointKey;
         while (searching > 0) {
             for (int x = from; x < to; x++) {
                 int lo = aheadLo[x - from];
@@ -383,7 +399,7 @@ final class BatchWriter {
                 int base = (leaf & CHUNK_MASK) * leafCap;
                 long[] lk = s.lKey[c];
                 int mid = (lo + hi) >>> 1;
-                boolean below = lk[base + mid] < ek[2 * x];
+                boolean below = lk[base + mid] < aheadKey[x - from];
                 lo = below ? mid + 1 : lo;
                 hi = below ? hi : mid;
                 aheadLo[x - from] = lo;
@@ -398,6 +414,17 @@ final class BatchWriter {
             }
         }
         sink += t;
+    }
+
+    /** The endpoints of writes {@code [i, j)} re-encoded for a leaf that skips {@code skip} bytes, at their indices. */
+    private long[] encodeRun(CombinedWrites w, int i, int j, int skip) {
+        long[] rk = runKey;
+        byte[] keys = w.keys();
+        for (int x = i; x < j; x++) {
+            rk[2 * x] = KeyRefs.prefix(keys, w.beginOffset(x) + skip, w.beginLength(x) - skip);
+            rk[2 * x + 1] = KeyRefs.prefix(keys, w.endOffset(x) + skip, w.endLength(x) - skip);
+        }
+        return rk;
     }
 
     /** Whether endpoint {@code x} lies below the fence separator. */
@@ -434,13 +461,16 @@ final class BatchWriter {
         int[] lv = s.lVer[c];
         int[] lr = s.lRef[c];
         byte[] keys = w.keys();
-        long[] ek = endpointKey;
+        // The run in the leaf's encoding: its first begin and last end admitted to the leaf's own prefix (lowering
+        // it if need be), and with them every key between.
+        int skip = kl.leaf.admitRun(leaf, keys, w.beginOffset(i), w.beginLength(i), w.endOffset(j - 1), w.endLength(j - 1));
+        long[] ek = skip == kl.skip() ? endpointKey : encodeRun(w, i, j, skip);
         LeafEntries.Run out = run;
         long[] ok = out.key;
         int[] ov = out.ver;
         int[] or = out.ref;
         int expired = versions.expiredBelow;
-        int first = search.leafSearch(leaf, ek[2 * i], keys, w.beginOffset(i), w.beginLength(i), false);
+        int first = search.leafSearchAt(leaf, skip, ek[2 * i], keys, w.beginOffset(i), w.beginLength(i), false);
         int src = base + first;
         int end = base + n;
         int o = 0;
@@ -454,7 +484,7 @@ final class BatchWriter {
             // Entries below begin stay.
             while (src < end) {
                 long p = lk[src];
-                if ((bp != p ? (bp < p ? -1 : 1) : kl.tail(keys, bOff, bLen, lr[src])) <= 0) {
+                if ((bp != p ? (bp < p ? -1 : 1) : kl.tailAt(skip, keys, bOff, bLen, lr[src])) <= 0) {
                     break;
                 }
                 ok[o] = p;
@@ -467,7 +497,7 @@ final class BatchWriter {
             int bRef = NIL;
             boolean removed = false;
             int lastRemoved = 0;
-            if (src < end && lk[src] == bp && kl.tail(keys, bOff, bLen, lr[src]) == 0) {
+            if (src < end && lk[src] == bp && kl.tailAt(skip, keys, bOff, bLen, lr[src]) == 0) {
                 bRef = lr[src];
                 lastRemoved = lv[src];
                 removed = true;
@@ -476,7 +506,7 @@ final class BatchWriter {
             int cmpE = 1;
             while (src < end) {
                 long p = lk[src];
-                cmpE = ep != p ? (ep < p ? -1 : 1) : kl.tail(keys, eOff, eLen, lr[src]);
+                cmpE = ep != p ? (ep < p ? -1 : 1) : kl.tailAt(skip, keys, eOff, eLen, lr[src]);
                 if (cmpE <= 0) {
                     break;
                 }

@@ -121,7 +121,7 @@ public final class HistoryTree implements History {
         this.layout = new KeyLayout(store);
         this.versions = new VersionWindow(store);
         this.search = new TreeSearch(store, layout);
-        this.entries = new LeafEntries(store);
+        this.entries = new LeafEntries(store, layout.leaf);
         this.readWays = readWays;
         this.readTouch = readTouch;
         this.writeWays = writeWays;
@@ -209,6 +209,15 @@ public final class HistoryTree implements History {
             for (int i = 0, count = store.innerCount(h); i < count; i++) {
                 n += countLocal(store.child(h, i), level - 1);
             }
+        }
+        return n;
+    }
+
+    /** Leaves with a prefix of their own ({@link LeafPrefixes}); a walk of the leaf chain, for tests. */
+    int localLeaves() {
+        int n = 0;
+        for (int leaf = store.leftmostLeaf(); leaf != NIL; leaf = store.leafNext(leaf)) {
+            n += layout.leaf.localSkip(leaf) != 0 ? 1 : 0;
         }
         return n;
     }

@@ -5,6 +5,7 @@ import static org.fdbresolver.tree.NodeStore.CHUNK_SHIFT;
 import static org.fdbresolver.tree.NodeStore.GAP;
 import static org.fdbresolver.tree.NodeStore.H_COUNT;
 import static org.fdbresolver.tree.NodeStore.H_MAX;
+import static org.fdbresolver.tree.NodeStore.H_SKIP;
 import static org.fdbresolver.tree.NodeStore.LEAF_HEADER_INTS;
 
 /**
@@ -83,6 +84,9 @@ abstract class LeafCompaction {
         prev = p;
         hdr[h + H_COUNT] = out;
         hdr[h + H_MAX] = max;
+        if (out == 0) {
+            hdr[h + H_SKIP] = 0; // nothing left to hold a prefix (LeafPrefixes)
+        }
         return out;
     }
 }

@@ -12,14 +12,22 @@ import static org.fdbresolver.tree.NodeStore.CHUNK_SHIFT;
  * the single-write path ({@link TreeWriter}), the batch's runs ({@link BatchWriter}), the partitions' chains
  * ({@link PartitionWriter}) and the sweepers ({@link Reclaimer}, {@link ParentSweep}).
  *
+ * <p>Keys' encodings ({@link LeafPrefixes}): entries move between leaves in one encoding. A split's new leaf takes
+ * its leaf's; a leaf and a sibling that trade entries (or the sweeper's merge) are first lowered to the prefix they
+ * share. After every move between leaves, each leaf that holds entries may take a longer prefix
+ * ({@link LeafPrefixes#tighten}). Entries written into a leaf by its caller ({@link #set}, {@link #insert}, a run)
+ * are in that leaf's encoding ({@link LeafPrefixes#admit}).
+ *
  * <p>Moves between leaves also set both leaves' counts and recompute both leaves' max versions; linking a new
  * leaf into the chain is the caller's, who knows whether the split is published now or later.
  */
 final class LeafEntries {
     private final NodeStore store;
+    private final LeafPrefixes prefixes;
 
-    LeafEntries(NodeStore store) {
+    LeafEntries(NodeStore store, LeafPrefixes prefixes) {
         this.store = store;
+        this.prefixes = prefixes;
     }
 
     /**
@@ -114,10 +122,12 @@ final class LeafEntries {
         NodeStore s = store;
         int n = s.leafCount(leaf);
         int mid = n / 2;
+        prefixes.copyEncoding(leaf, right);
         copy(leaf, mid, right, 0, n - mid);
         s.setLeafCount(leaf, mid);
         s.setLeafCount(right, n - mid);
         recomputeMax(leaf, right);
+        tighten(leaf, right);
     }
 
     /** Moves {@code leaf}'s last {@code move} entries to the front of its right neighbour {@code right}. */
@@ -125,11 +135,17 @@ final class LeafEntries {
         NodeStore s = store;
         int n = s.leafCount(leaf);
         int rn = s.leafCount(right);
+        if (rn > 0) {
+            prefixes.unify(leaf, right);
+        } else {
+            prefixes.copyEncoding(leaf, right);
+        }
         shift(right, 0, move, rn);
         copy(leaf, n - move, right, 0, move);
         s.setLeafCount(leaf, n - move);
         s.setLeafCount(right, rn + move);
         recomputeMax(leaf, right);
+        tighten(leaf, right);
     }
 
     /**
@@ -141,11 +157,17 @@ final class LeafEntries {
         NodeStore s = store;
         int total = first + outLen;
         int rn = s.leafCount(right);
+        if (rn > 0) {
+            prefixes.unifyRun(leaf, first, run.key, outLen, run.ref, right);
+        } else {
+            prefixes.copyEncoding(leaf, right);
+        }
         shift(right, 0, move, rn);
         distribute(leaf, first, run, total - move, total, right);
         s.setLeafCount(leaf, total - move);
         s.setLeafCount(right, rn + move);
         recomputeMax(leaf, right);
+        tighten(leaf, right);
     }
 
     /** The same into the new, empty leaf {@code right} (not linked: the caller's), half of the entries each. */
@@ -153,10 +175,12 @@ final class LeafEntries {
         NodeStore s = store;
         int total = first + outLen;
         int keep = total / 2;
+        prefixes.copyEncoding(leaf, right);
         distribute(leaf, first, run, keep, total, right);
         s.setLeafCount(leaf, keep);
         s.setLeafCount(right, total - keep);
         recomputeMax(leaf, right);
+        tighten(leaf, right);
     }
 
     /** Appends every entry of {@code right} to its left neighbour {@code left} (which has room); right is left empty. */
@@ -164,10 +188,21 @@ final class LeafEntries {
         NodeStore s = store;
         int ln = s.leafCount(left);
         int rn = s.leafCount(right);
+        if (ln > 0 && rn > 0) {
+            prefixes.unify(left, right);
+        } else if (ln == 0) {
+            prefixes.copyEncoding(right, left); // an empty leaf is global: it takes right's keys as they are
+        }
         copy(right, 0, left, ln, rn);
         s.setLeafCount(left, ln + rn);
         s.setLeafCount(right, 0);
         s.setLeafMax(left, Math.max(s.leafMax(left), s.leafMax(right)));
+        prefixes.tighten(left);
+    }
+
+    private void tighten(int leaf, int right) {
+        prefixes.tighten(leaf);
+        prefixes.tighten(right);
     }
 
     /** Copies {@code n} entries from slot {@code from} of {@code src} to slot {@code to} of another leaf {@code dst}. */

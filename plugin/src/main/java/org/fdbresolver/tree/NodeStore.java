@@ -12,12 +12,13 @@ import java.util.Arrays;
  * of node {@code h} is at index {@code (h & CHUNK_MASK) * capacity + i} of chunk {@code h >>> CHUNK_SHIFT}.
  * <ul>
  * <li>Leaf slot ({@value #LEAF_SLOT_BYTES} bytes): {@code lKey} long — the key's 8 bytes after the
- * shared prefix, order-preserving ({@link KeyRefs}); {@code lVer} int — version minus the base
- * ({@link VersionWindow}), or {@link #GAP}; {@code lRef} int — the key reference (inline length, or a
- * {@link KeyArena} chunk).</li>
+ * prefix the leaf skips (the tree's shared prefix, or the leaf's own), order-preserving ({@link KeyRefs});
+ * {@code lVer} int — version minus the base ({@link VersionWindow}), or {@link #GAP}; {@code lRef} int — the
+ * key reference (inline length, or a {@link KeyArena} chunk).</li>
  * <li>Leaf header ({@value #LEAF_HEADER_BYTES} bytes, {@code lHdr}, {@value #LEAF_HEADER_INTS} ints):
  * {@link #H_COUNT}, {@link #H_NEXT} and {@link #H_PREV} leaf, {@link #H_MAX} (an upper bound of its
- * entries' versions).</li>
+ * entries' versions), {@link #H_SKIP} (the length of the leaf's own prefix, {@link LeafPrefixes}: 0 when its
+ * longs follow the tree's shared prefix).</li>
  * <li>Inner slot ({@value #INNER_SLOT_BYTES} bytes): separator prefix long ({@code iKey}) and reference
  * int ({@code iRef}) — slot 0's separator is unused: it routes everything below slot 1's —, child
  * handle ({@code iChild}), child's max version ({@code iMax}, an upper bound of every version in the
@@ -26,20 +27,21 @@ import java.util.Arrays;
  * ({@code iSkip}, {@link InnerPrefixes}: 0 when its separators' longs follow the tree's shared prefix).</li>
  * </ul>
  * A leaf or inner block counts {@code nodeBytes} towards {@link #historyBytes()}; capacities are what
- * fits ({@code (nodeBytes - 16) / 16} entries, {@code (nodeBytes - 8) / 20} children). Pools never grow
+ * fits ({@code (nodeBytes - 20) / 16} entries, {@code (nodeBytes - 8) / 20} children). Pools never grow
  * past {@code budget / nodeBytes} nodes each.
  */
 final class NodeStore {
     /** Version of an interval no retained write covers. */
     static final int GAP = Integer.MIN_VALUE;
     static final int NIL = -1;
-    static final int LEAF_HEADER_BYTES = 16;
+    static final int LEAF_HEADER_BYTES = 20;
     static final int LEAF_SLOT_BYTES = 16;
-    static final int LEAF_HEADER_INTS = 4;
+    static final int LEAF_HEADER_INTS = 5;
     static final int H_COUNT = 0;
     static final int H_NEXT = 1;
     static final int H_PREV = 2;
     static final int H_MAX = 3;
+    static final int H_SKIP = 4;
     static final int INNER_HEADER_BYTES = 8;
     static final int INNER_SLOT_BYTES = 20;
     static final int CHUNK_SHIFT = 6;
@@ -64,7 +66,7 @@ final class NodeStore {
     long[][] lKey = new long[0][];
     int[][] lVer = new int[0][];
     int[][] lRef = new int[0][];
-    /** Leaf headers, {@link #LEAF_HEADER_INTS} ints per leaf: count, next, previous, max version. */
+    /** Leaf headers, {@link #LEAF_HEADER_INTS} ints per leaf: count, next, previous, max version, own prefix length. */
     int[][] lHdr = new int[0][];
     private int leafHighWater;
     private int leafFree = NIL;
@@ -194,6 +196,7 @@ final class NodeStore {
         hdr[at + H_NEXT] = NIL;
         hdr[at + H_PREV] = NIL;
         hdr[at + H_MAX] = GAP;
+        hdr[at + H_SKIP] = 0;
         leavesInUse++;
         return h;
     }
@@ -227,6 +230,7 @@ final class NodeStore {
     void freeLeaf(int h) {
         lHdr[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_NEXT] = leafFree;
         lHdr[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] = 0;
+        lHdr[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_SKIP] = 0;
         leafFree = h;
         leavesInUse--;
     }
@@ -286,8 +290,14 @@ final class NodeStore {
         return lHdr[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
     }
 
+    /** Sets leaf {@code h}'s entry count; an empty leaf has no prefix of its own ({@link LeafPrefixes}). */
     void setLeafCount(int h, int n) {
-        lHdr[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] = n;
+        int[] hdr = lHdr[h >>> CHUNK_SHIFT];
+        int at = (h & CHUNK_MASK) * LEAF_HEADER_INTS;
+        hdr[at + H_COUNT] = n;
+        if (n == 0) {
+            hdr[at + H_SKIP] = 0;
+        }
     }
 
     int leafNext(int h) {

@@ -4,6 +4,7 @@ import static org.fdbresolver.tree.NodeStore.CHUNK_MASK;
 import static org.fdbresolver.tree.NodeStore.CHUNK_SHIFT;
 import static org.fdbresolver.tree.NodeStore.GAP;
 import static org.fdbresolver.tree.NodeStore.H_COUNT;
+import static org.fdbresolver.tree.NodeStore.H_SKIP;
 import static org.fdbresolver.tree.NodeStore.LEAF_HEADER_INTS;
 import static org.fdbresolver.tree.NodeStore.NIL;
 
@@ -101,6 +102,9 @@ final class PartitionWriter {
     private byte[] scratchB = new byte[KeyLayout.INITIAL_KEY_BUFFER];
     private final int[] aheadLo;
     private final int[] aheadHi;
+    private final long[] aheadKey;
+    /** A run's endpoints in its member's encoding, at their indices (a member with a prefix of its own). */
+    private long[] runKey = new long[128];
     private final int ways;
     private long sink;
 
@@ -116,6 +120,7 @@ final class PartitionWriter {
         this.ways = ways;
         this.aheadLo = new int[Math.max(1, ways)];
         this.aheadHi = new int[Math.max(1, ways)];
+        this.aheadKey = new long[Math.max(1, ways)];
     }
 
     /**
@@ -333,16 +338,18 @@ final class PartitionWriter {
         int[] lv = s.lVer[c];
         int[] lr = s.lRef[c];
         byte[] keys = pa.keys;
-        long[] ek = pa.endpointKey;
         int[] eo = pa.endpointOff;
         int[] el = pa.endpointLen;
+        // The run in the member's encoding (its first begin and last end admitted to the member's own prefix).
+        int skip = kl.leaf.admitRun(leaf, keys, eo[2 * i], el[2 * i], eo[2 * j - 1], el[2 * j - 1]);
+        long[] ek = skip == kl.skip() ? pa.endpointKey : encodeRun(i, j, skip);
         LeafEntries.Run out = run;
         long[] ok = out.key;
         int[] ov = out.ver;
         int[] or = out.ref;
         int expired = versions.expiredBelow;
         int version = v;
-        int first = search.leafSearch(leaf, ek[2 * i], keys, eo[2 * i], el[2 * i], false);
+        int first = search.leafSearchAt(leaf, skip, ek[2 * i], keys, eo[2 * i], el[2 * i], false);
         int src = base + first;
         int end = base + n;
         int o = 0;
@@ -355,7 +362,7 @@ final class PartitionWriter {
             int eLen = el[2 * x + 1];
             while (src < end) {
                 long p = lk[src];
-                if ((bp != p ? (bp < p ? -1 : 1) : kl.tail(keys, bOff, bLen, lr[src])) <= 0) {
+                if ((bp != p ? (bp < p ? -1 : 1) : kl.tailAt(skip, keys, bOff, bLen, lr[src])) <= 0) {
                     break;
                 }
                 ok[o] = p;
@@ -367,7 +374,7 @@ final class PartitionWriter {
             int bRef = NIL;
             boolean removed = false;
             int lastRemoved = 0;
-            if (src < end && lk[src] == bp && kl.tail(keys, bOff, bLen, lr[src]) == 0) {
+            if (src < end && lk[src] == bp && kl.tailAt(skip, keys, bOff, bLen, lr[src]) == 0) {
                 bRef = lr[src];
                 lastRemoved = lv[src];
                 removed = true;
@@ -376,7 +383,7 @@ final class PartitionWriter {
             int cmpE = 1;
             while (src < end) {
                 long p = lk[src];
-                cmpE = ep != p ? (ep < p ? -1 : 1) : kl.tail(keys, eOff, eLen, lr[src]);
+                cmpE = ep != p ? (ep < p ? -1 : 1) : kl.tailAt(skip, keys, eOff, eLen, lr[src]);
                 if (cmpE <= 0) {
                     break;
                 }
@@ -503,14 +510,30 @@ final class PartitionWriter {
         cursor = ke;
     }
 
+    /** The endpoints of writes {@code [i, j)} re-encoded for a leaf that skips {@code skip} bytes, at their indices. */
+    private long[] encodeRun(int i, int j, int skip) {
+        if (runKey.length < 2 * j) {
+            runKey = new long[Math.max(2 * j, 2 * runKey.length)];
+        }
+        long[] rk = runKey;
+        PartitionedApply pa = batch;
+        byte[] keys = pa.keys;
+        int[] eo = pa.endpointOff;
+        int[] el = pa.endpointLen;
+        for (int x = 2 * i; x < 2 * j; x++) {
+            rk[x] = KeyRefs.prefix(keys, eo[x] + skip, el[x] - skip);
+        }
+        return rk;
+    }
+
     /** Whether slot {@code i} of {@code leaf} holds exactly endpoint {@code x}'s key. */
     private boolean isAt(int leaf, int i, int x) {
         NodeStore s = store;
         int c = leaf >>> CHUNK_SHIFT;
         int at = (leaf & CHUNK_MASK) * s.leafCap + i;
         PartitionedApply pa = batch;
-        return i < s.leafCount(leaf) && s.lKey[c][at] == pa.endpointKey[x]
-                && layout.tail(pa.keys, pa.endpointOff[x], pa.endpointLen[x], s.lRef[c][at]) == 0;
+        return i < s.leafCount(leaf)
+                && layout.leaf.compare(leaf, i, pa.endpointKey[x], pa.keys, pa.endpointOff[x], pa.endpointLen[x]) == 0;
     }
 
     /**
@@ -541,7 +564,8 @@ final class PartitionWriter {
                 leaf = chainLeaf[k];
             }
         }
-        entries.insert(leaf, i, batch.endpointKey[x], ver, ref);
+        PartitionedApply pa = batch;
+        entries.insert(leaf, i, layout.leaf.admit(leaf, pa.keys, pa.endpointOff[x], pa.endpointLen[x]), ver, ref);
         return (long) k << 32 | i;
     }
 
@@ -579,10 +603,20 @@ final class PartitionWriter {
             int n = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
             long[] lk = s.lKey[c];
             int[] lr = s.lRef[c];
+            // The end in this leaf's encoding (a sentinel length when it lacks the leaf's own prefix).
+            int skip = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_SKIP];
+            long lp = ep;
+            int ll = len;
+            if (skip == 0) {
+                skip = layout.skip();
+            } else if (n > 0) {
+                ll = layout.leaf.localLength(leaf, skip, key, off, len);
+                lp = LeafPrefixes.localInline(key, off, ll, skip);
+            }
             int j = i;
             while (j < n) {
                 long p = lk[base + j];
-                if (p > ep || (p == ep && layout.tail(key, off, len, lr[base + j]) <= 0)) {
+                if (p > lp || (p == lp && layout.tailAt(skip, key, off, ll, lr[base + j]) <= 0)) {
                     break;
                 }
                 release(lr[base + j]);
@@ -648,7 +682,8 @@ final class PartitionWriter {
             sepKey = layout.inlineOf(scratchB, 0, sepLen);
             sepRef = KeyRefs.inline(sepLen);
         } else {
-            sepKey = s.lKey[rc][first];
+            // In the tree's encoding (the leaf's long may skip a prefix of its own).
+            sepKey = layout.inlineOf(scratchB, 0, firstLen);
             sepRef = s.lRef[rc][first];
             retain(sepRef);
         }
@@ -730,12 +765,20 @@ final class PartitionWriter {
             int n = Math.min(leafCap, s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT]);
             aheadLo[x - from] = 0;
             aheadHi[x - from] = n;
+            aheadKey[x - from] = pa.endpointKey[2 * x];
             if (n > 0) {
                 searching++;
                 t += s.lKey[c][(leaf & CHUNK_MASK) * leafCap + ((n - 1) >>> 1)];
+                int skip = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_SKIP];
+                if (skip != 0) {
+                    // As BatchWriter's: the anchor, and the begin in the leaf's encoding (unchecked: a hint).
+                    int unit = s.lRef[c][(leaf & CHUNK_MASK) * leafCap] >>> 1;
+                    t += s.arena.block(unit)[s.arena.offset(unit)];
+                    int len = pa.endpointLen[2 * x];
+                    aheadKey[x - from] = len >= skip ? KeyRefs.prefix(pa.keys, pa.endpointOff[2 * x] + skip, len - skip) : Long.MIN_VALUE;
+                }
             }
         }
-        long[] ek = pa.endpointKey;
         while (searching > 0) {
             for (int x = from; x < to; x++) {
                 int lo = aheadLo[x - from];
@@ -748,7 +791,7 @@ final class PartitionWriter {
                 int base = (leaf & CHUNK_MASK) * leafCap;
                 long[] lk = s.lKey[c];
                 int mid = (lo + hi) >>> 1;
-                boolean below = lk[base + mid] < ek[2 * x];
+                boolean below = lk[base + mid] < aheadKey[x - from];
                 lo = below ? mid + 1 : lo;
                 hi = below ? hi : mid;
                 aheadLo[x - from] = lo;

@@ -265,7 +265,7 @@ final class Reclaimer {
         int base = (leaf & CHUNK_MASK) * s.leafCap;
         cursorKey = layout.fit(cursorKey, s.lRef[c][base]);
         cursorLen = layout.materialize(s.lKey[c][base], s.lRef[c][base], cursorKey);
-        cursorPrefix = s.lKey[c][base];
+        cursorPrefix = layout.inlineOf(cursorKey, 0, cursorLen);
     }
 
     /** Remembers the last key of {@code leaf} as where the next sweep resumes. */
@@ -277,7 +277,7 @@ final class Reclaimer {
         if (n > 0) {
             cursorKey = layout.fit(cursorKey, s.lRef[c][base + n - 1]);
             cursorLen = layout.materialize(s.lKey[c][base + n - 1], s.lRef[c][base + n - 1], cursorKey);
-            cursorPrefix = s.lKey[c][base + n - 1];
+            cursorPrefix = layout.inlineOf(cursorKey, 0, cursorLen);
         }
     }
 

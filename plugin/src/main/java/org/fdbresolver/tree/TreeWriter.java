@@ -6,6 +6,7 @@ import static org.fdbresolver.tree.NodeStore.GAP;
 import static org.fdbresolver.tree.NodeStore.H_COUNT;
 import static org.fdbresolver.tree.NodeStore.H_MAX;
 import static org.fdbresolver.tree.NodeStore.H_PREV;
+import static org.fdbresolver.tree.NodeStore.H_SKIP;
 import static org.fdbresolver.tree.NodeStore.LEAF_HEADER_INTS;
 import static org.fdbresolver.tree.NodeStore.MAX_HEIGHT;
 import static org.fdbresolver.tree.NodeStore.NIL;
@@ -70,11 +71,8 @@ final class TreeWriter {
         }
         int leaf = descendForInsert(bp, keys, bOff, bLen);
         int i = search.leafSearch(leaf, bp, keys, bOff, bLen, false);
-        int c = leaf >>> CHUNK_SHIFT;
-        int base = (leaf & CHUNK_MASK) * s.leafCap;
-        int n = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
-        if (i < n && s.lKey[c][base + i] == bp && kl.tail(keys, bOff, bLen, s.lRef[c][base + i]) == 0) {
-            s.lVer[c][base + i] = v;
+        if (i < s.leafCount(leaf) && kl.leaf.compare(leaf, i, bp, keys, bOff, bLen) == 0) {
+            s.lVer[leaf >>> CHUNK_SHIFT][(leaf & CHUNK_MASK) * s.leafCap + i] = v;
         } else {
             if (bRef != NIL) {
                 s.arena.retain(bRef >>> 1);
@@ -107,12 +105,23 @@ final class TreeWriter {
         long[] lk = s.lKey[c];
         int[] lv = s.lVer[c];
         int[] lr = s.lRef[c];
-        int i = search.leafSearch(leaf, bp, keys, bOff, bLen, false);
+        // Both ends in the leaf's encoding; one without the leaf's own prefix takes the general path, which admits it.
+        int skip = hdr[h + H_SKIP];
+        if (skip == 0) {
+            skip = kl.skip();
+        } else {
+            if (kl.leaf.localLength(leaf, skip, keys, bOff, bLen) < 0 || kl.leaf.localLength(leaf, skip, keys, eOff, eLen) < 0) {
+                return false;
+            }
+            bp = LeafPrefixes.localInline(keys, bOff, bLen, skip);
+            ep = LeafPrefixes.localInline(keys, eOff, eLen, skip);
+        }
+        int i = search.leafSearchAt(leaf, skip, bp, keys, bOff, bLen, false);
         int j = i;
         int cmpE = 1;
         while (j < n) {
             long p = lk[base + j];
-            cmpE = ep != p ? (ep < p ? -1 : 1) : kl.tail(keys, eOff, eLen, lr[base + j]);
+            cmpE = ep != p ? (ep < p ? -1 : 1) : kl.tailAt(skip, keys, eOff, eLen, lr[base + j]);
             if (cmpE <= 0) {
                 break;
             }
@@ -122,7 +131,7 @@ final class TreeWriter {
             return false;
         }
         boolean exactE = cmpE == 0;
-        boolean exactB = i < j && lk[base + i] == bp && kl.tail(keys, bOff, bLen, lr[base + i]) == 0;
+        boolean exactB = i < j && lk[base + i] == bp && kl.tailAt(skip, keys, bOff, bLen, lr[base + i]) == 0;
         int newCount = i + (exactE ? 1 : 2) + (n - j);
         if (newCount > s.leafCap) {
             return false;
@@ -175,7 +184,7 @@ final class TreeWriter {
         int c = leaf >>> CHUNK_SHIFT;
         int base = (leaf & CHUNK_MASK) * s.leafCap;
         int n = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
-        if (i < n && s.lKey[c][base + i] == kp && layout.tail(key, off, len, s.lRef[c][base + i]) == 0) {
+        if (i < n && layout.leaf.compare(leaf, i, kp, key, off, len) == 0) {
             return s.lRef[c][base + i];
         }
         int v = i > 0 ? s.lVer[c][base + i - 1] : search.lastVersionFrom(s.leafPrev(leaf));
@@ -272,7 +281,8 @@ final class TreeWriter {
 
     /**
      * Inserts an entry at slot {@code i} of {@code leaf} (the last descent's leaf), splitting the leaf if
-     * full. Returns {@code leaf << 32 | slot} of where the entry went.
+     * full; the key is given in the tree's encoding ({@code kp}) and admitted to the leaf it goes to
+     * ({@link LeafPrefixes#admit}). Returns {@code leaf << 32 | slot} of where the entry went.
      */
     private long insertEntry(int leaf, int i, long kp, byte[] key, int off, int len, int ref, int v) {
         NodeStore s = store;
@@ -299,7 +309,7 @@ final class TreeWriter {
                 pathIdx[height - 1]++;
             }
         }
-        entries.insert(leaf, i, kp, v, ref);
+        entries.insert(leaf, i, layout.leaf.admit(leaf, key, off, len), v, ref);
         return (long) leaf << 32 | i;
     }
 
@@ -396,10 +406,20 @@ final class TreeWriter {
             int n = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
             long[] lk = s.lKey[c];
             int[] lr = s.lRef[c];
+            // The end in this leaf's encoding (a sentinel length when it lacks the leaf's own prefix).
+            int skip = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_SKIP];
+            long lp = ep;
+            int ll = len;
+            if (skip == 0) {
+                skip = layout.skip();
+            } else if (n > 0) {
+                ll = layout.leaf.localLength(leaf, skip, key, off, len);
+                lp = LeafPrefixes.localInline(key, off, ll, skip);
+            }
             int j = i;
             while (j < n) {
                 long p = lk[base + j];
-                if (p > ep || (p == ep && layout.tail(key, off, len, lr[base + j]) <= 0)) {
+                if (p > lp || (p == lp && layout.tailAt(skip, key, off, ll, lr[base + j]) <= 0)) {
                     break;
                 }
                 s.releaseRef(lr[base + j]);
