@@ -43,8 +43,11 @@ class EngineSteadyStateAllocationTest {
     private int next;
 
     private void generate() {
-        Workload w = Workloads.get("longtrace").create(new WorkloadParams(OptionalLong.of(1), OptionalLong.of(BATCHES),
-                Map.of("txns", "512")));
+        generate("longtrace", Map.of("txns", "512"));
+    }
+
+    private void generate(String workload, Map<String, String> options) {
+        Workload w = Workloads.get(workload).create(new WorkloadParams(OptionalLong.of(1), OptionalLong.of(BATCHES), options));
         for (Batch b; (b = w.nextBatch()) != null; ) {
             stored.add(b);
         }
@@ -119,6 +122,33 @@ class EngineSteadyStateAllocationTest {
                 }
                 assertTrue(bytes < 4096, "threads=" + threads + ": allocated " + bytes + " bytes over " + 2 * BATCHES
                         + " batches on the caller's thread and the workers");
+            }
+        }
+    }
+
+    /**
+     * Keys as the tuple layer writes them under 12 subspaces (leaves with prefixes of their own: re-encoded reads,
+     * runs admitted to a leaf's prefix, leaves lowered, raised and merged), with a window of 100 batches so that
+     * the history stops growing: nothing is allocated per batch, at 1 and 2 threads.
+     */
+    @Test
+    void noAllocationPerBatchOnTupleKeys() {
+        generate("tuple", Map.of("txns", "256", "subspaces", "12", "window", "100000"));
+        for (int threads : new int[] {1, 2}) {
+            try (ConflictSet cs = ConflictSet.open(ConflictSetConfig.builder().engine("tree")
+                    .option("threads", Integer.toString(threads)).build())) {
+                ConflictBatch batch = cs.newBatch();
+                BatchResult result = new BatchResult();
+                run(cs, batch, result, 8 * BATCHES);
+                long[] workers = workerThreadIds();
+                long[] before = workerBytes(workers);
+                long bytes = run(cs, batch, result, 2 * BATCHES);
+                long[] after = workerBytes(workers);
+                for (int i = 0; i < workers.length; i++) {
+                    bytes += after[i] - before[i];
+                }
+                assertTrue(bytes < 4096, "tuple keys, threads=" + threads + ": allocated " + bytes + " bytes over "
+                        + 2 * BATCHES + " batches on the caller's thread and the workers");
             }
         }
     }
