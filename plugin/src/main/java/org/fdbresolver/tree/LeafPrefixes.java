@@ -287,7 +287,8 @@ final class LeafPrefixes {
     /**
      * Gives leaf {@code h} a longer prefix when its keys share at least {@link #MIN_GAIN} bytes beyond what its longs
      * skip now (and it is eligible, and holds no inline key): its longs are then re-read from their key blocks. The
-     * sorted keys share what the first and the last share, so only those two are compared first.
+     * sorted keys share what the first and the last share, so only those two are compared first, and their key
+     * blocks only when their longs are equal (else they differ within the 8 bytes a gain needs).
      */
     void tighten(int h) {
         NodeStore st = store;
@@ -297,6 +298,10 @@ final class LeafPrefixes {
             return;
         }
         int base = (h & CHUNK_MASK) * st.leafCap;
+        long[] keys = st.lKey[c];
+        if (keys[base] != keys[base + n - 1]) {
+            return; // the first and last keys differ within the 8 bytes after what the leaf skips: no gain
+        }
         int[] refs = st.lRef[c];
         int firstRef = refs[base];
         int lastRef = refs[base + n - 1];
@@ -321,7 +326,6 @@ final class LeafPrefixes {
                 }
             }
         }
-        long[] keys = st.lKey[c];
         for (int j = 0; j < n; j++) {
             int ref = refs[base + j];
             int unit = ref >>> 1;
