@@ -2,12 +2,13 @@ package org.fdbresolver.tree;
 
 import static org.fdbresolver.tree.NodeStore.CHUNK_MASK;
 import static org.fdbresolver.tree.NodeStore.CHUNK_SHIFT;
+import static org.fdbresolver.tree.NodeStore.COUNT_MASK;
 import static org.fdbresolver.tree.NodeStore.GAP;
 import static org.fdbresolver.tree.NodeStore.H_COUNT;
 import static org.fdbresolver.tree.NodeStore.H_PREV;
-import static org.fdbresolver.tree.NodeStore.H_SKIP;
 import static org.fdbresolver.tree.NodeStore.LEAF_HEADER_INTS;
 import static org.fdbresolver.tree.NodeStore.NIL;
+import static org.fdbresolver.tree.NodeStore.SKIP_SHIFT;
 
 import java.util.Arrays;
 import org.fdbresolver.pipeline.CombinedWrites;
@@ -358,7 +359,7 @@ final class BatchWriter {
         for (int x = from; x < to; x++) {
             int leaf = el[2 * x];
             int c = leaf >>> CHUNK_SHIFT;
-            t += s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
+            t += s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK;
             if (s.height > 0) {
                 int parent = endpointParent[2 * x];
                 int at = (parent & CHUNK_MASK) * innerCap + endpointSlot[2 * x];
@@ -369,14 +370,14 @@ final class BatchWriter {
         for (int x = from; x < to; x++) {
             int leaf = el[2 * x];
             int c = leaf >>> CHUNK_SHIFT;
-            int n = Math.min(leafCap, s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT]);
+            int n = Math.min(leafCap, (s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK));
             aheadLo[x - from] = 0;
             aheadHi[x - from] = n;
             aheadKey[x - from] = ek[2 * x];
             if (n > 0) {
                 searching++;
                 t += s.lKey[c][(leaf & CHUNK_MASK) * leafCap + ((n - 1) >>> 1)];
-                int skip = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_SKIP];
+                int skip = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] >>> SKIP_SHIFT;
                 if (skip != 0) {
                     // A leaf with a prefix of its own: its anchor, which the run reads first, and the begin in its
                     // encoding (unchecked: a hint).
@@ -456,7 +457,7 @@ final class BatchWriter {
         int base = (leaf & CHUNK_MASK) * s.leafCap;
         int[] hdr = s.lHdr[c];
         int h = (leaf & CHUNK_MASK) * LEAF_HEADER_INTS;
-        int n = hdr[h + H_COUNT];
+        int n = hdr[h + H_COUNT] & COUNT_MASK;
         long[] lk = s.lKey[c];
         int[] lv = s.lVer[c];
         int[] lr = s.lRef[c];

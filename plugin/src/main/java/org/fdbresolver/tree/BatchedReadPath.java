@@ -2,10 +2,11 @@ package org.fdbresolver.tree;
 
 import static org.fdbresolver.tree.NodeStore.CHUNK_MASK;
 import static org.fdbresolver.tree.NodeStore.CHUNK_SHIFT;
+import static org.fdbresolver.tree.NodeStore.COUNT_MASK;
 import static org.fdbresolver.tree.NodeStore.H_COUNT;
 import static org.fdbresolver.tree.NodeStore.H_MAX;
-import static org.fdbresolver.tree.NodeStore.H_SKIP;
 import static org.fdbresolver.tree.NodeStore.LEAF_HEADER_INTS;
+import static org.fdbresolver.tree.NodeStore.SKIP_SHIFT;
 
 import org.fdbresolver.pipeline.SortedReads;
 
@@ -244,7 +245,7 @@ final class BatchedReadPath {
                     int r0 = groupStart[from + x];
                     int leaf = leafOf[r0];
                     int c = leaf >>> CHUNK_SHIFT;
-                    t += s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
+                    t += s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK;
                     t += s.lKey[c][(leaf & CHUNK_MASK) * leafCap] + s.lRef[c][(leaf & CHUNK_MASK) * leafCap];
                     if (s.height > 0) {
                         // The parent's next separator, which tells whether a read runs past the leaf.
@@ -260,7 +261,7 @@ final class BatchedReadPath {
                     int leaf = leafOf[groupStart[from + x]];
                     int c = leaf >>> CHUNK_SHIFT;
                     int h = (leaf & CHUNK_MASK) * LEAF_HEADER_INTS;
-                    if (s.lHdr[c][h + H_SKIP] != 0) {
+                    if ((s.lHdr[c][h + H_COUNT] >>> SKIP_SHIFT) != 0) {
                         int unit = s.lRef[c][(leaf & CHUNK_MASK) * leafCap] >>> 1;
                         t += s.arena.block(unit)[s.arena.offset(unit)];
                     }
@@ -275,12 +276,12 @@ final class BatchedReadPath {
                 int c = leaf >>> CHUNK_SHIFT;
                 int[] hdr = s.lHdr[c];
                 int h = (leaf & CHUNK_MASK) * LEAF_HEADER_INTS;
-                int n = hdr[h + H_COUNT];
+                int n = hdr[h + H_COUNT] & COUNT_MASK;
                 if (hdr[h + H_MAX] <= groupMinSnap[g] || n == 0) {
                     wayState[x] = ST_OLD;
                 } else {
                     int first = groupStart[g];
-                    int skip = hdr[h + H_SKIP];
+                    int skip = hdr[h + H_COUNT] >>> SKIP_SHIFT;
                     long kp = bp[first];
                     int len = bLen[first];
                     if (skip == 0) {
@@ -361,7 +362,7 @@ final class BatchedReadPath {
         int base = (leaf & CHUNK_MASK) * s.leafCap;
         int[] hdr = s.lHdr[c];
         int h = (leaf & CHUNK_MASK) * LEAF_HEADER_INTS;
-        int n = hdr[h + H_COUNT];
+        int n = hdr[h + H_COUNT] & COUNT_MASK;
         int max = hdr[h + H_MAX];
         long[] lk = s.lKey[c];
         int[] lv = s.lVer[c];
@@ -370,7 +371,7 @@ final class BatchedReadPath {
         byte[] k = keys;
         boolean predKnown = false;
         int pred = 0;
-        int localSkip = hdr[h + H_SKIP];
+        int localSkip = hdr[h + H_COUNT] >>> SKIP_SHIFT;
         int skip = localSkip != 0 ? localSkip : kl.skip();
         for (int r = groupStart[g], end = groupStart[g + 1]; r < end; r++) {
             int sr = snap[r];

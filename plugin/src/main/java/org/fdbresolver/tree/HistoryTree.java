@@ -19,11 +19,13 @@ import org.fdbresolver.pipeline.SortedReads;
  * <ul>
  * <li>{@link NodeStore} — node pools in primitive arrays, the layout of a node, byte accounting;</li>
  * <li>{@link KeyLayout} (with {@link KeyRefs} and {@link KeyArena}) — the shared prefix, inline
- * longs, key blocks and key comparisons;</li>
+ * longs, key blocks and key comparisons; {@link InnerPrefixes} and {@link LeafPrefixes} — nodes with a
+ * prefix of their own;</li>
  * <li>{@link TreeSearch}, {@link BatchRouter}, {@link SingleReadPath} and {@link BatchedReadPath} —
  * descents, the batch's routing, and the two read paths;</li>
  * <li>{@link BatchWriter} and {@link TreeWriter} — a batch's writes applied together, single writes
- * and splits;</li>
+ * and splits ({@link PartitionedApply} and {@link PartitionWriter}: by key-disjoint partitions);
+ * {@link LeafEntries} — every move of leaf entries outside a merge loop;</li>
  * <li>{@link Reclaimer} and {@link MemoryBudget} — the sweeper (and its census of versions), and the budget
  * that raises the retained boundary ahead of need, a share bounded by each batch, and drops the oldest history
  * at once when a step still does not fit; {@link VersionWindow} — the retained boundary and the version

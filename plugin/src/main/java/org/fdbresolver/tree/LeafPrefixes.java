@@ -2,9 +2,10 @@ package org.fdbresolver.tree;
 
 import static org.fdbresolver.tree.NodeStore.CHUNK_MASK;
 import static org.fdbresolver.tree.NodeStore.CHUNK_SHIFT;
+import static org.fdbresolver.tree.NodeStore.COUNT_MASK;
 import static org.fdbresolver.tree.NodeStore.H_COUNT;
-import static org.fdbresolver.tree.NodeStore.H_SKIP;
 import static org.fdbresolver.tree.NodeStore.LEAF_HEADER_INTS;
+import static org.fdbresolver.tree.NodeStore.SKIP_SHIFT;
 
 import java.util.Arrays;
 
@@ -12,10 +13,10 @@ import java.util.Arrays;
  * Leaves with a prefix of their own (issue 29), as {@link InnerPrefixes} gives inner nodes theirs. Under the tuple
  * layer's subspaces the tree-wide shared prefix ({@link KeyLayout}) is a byte or two, and a leaf below a subspace
  * boundary holds keys whose inline longs are all the subspace's bytes: every probe of a leaf search ties on the long
- * and reads a key block. Such a leaf keeps the length {@code s} of a prefix all its keys share ({@code H_SKIP} in its
- * header) and stores each key's bytes {@code [s, s + 8)} in its long instead of {@code [skip, skip + 8)}.
+ * and reads a key block. Such a leaf keeps the length {@code s} of a prefix all its keys share (in its header's count
+ * word, {@link NodeStore#SKIP_SHIFT}) and stores each key's bytes {@code [s, s + 8)} in its long instead of {@code [skip, skip + 8)}.
  *
- * <p>The rules. A leaf is <em>local</em> when {@code H_SKIP != 0}; then it holds at least one entry, every key in it
+ * <p>The rules. A leaf is <em>local</em> when that length is not 0; then it holds at least one entry, every key in it
  * begins with the same {@code s} bytes, {@code s} exceeds the tree's prefix by at least {@link #MIN_GAIN} and is at
  * least {@link #MIN_SKIP} (so no key of it is inline: every one is in a key block), and its prefix bytes are read from
  * slot 0's key block (the <em>anchor</em>). Every other leaf is <em>global</em>: its longs follow the tree's prefix
@@ -56,7 +57,7 @@ final class LeafPrefixes {
 
     /** The leaf's own prefix length, or 0 when it follows the tree's shared prefix. */
     int localSkip(int h) {
-        return store.lHdr[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_SKIP];
+        return store.leafSkip(h);
     }
 
     /** The length of the prefix leaf {@code h}'s longs skip. */
@@ -166,16 +167,16 @@ final class LeafPrefixes {
         int to = eligible(target) ? target : layout.skip();
         int c = h >>> CHUNK_SHIFT;
         int base = (h & CHUNK_MASK) * st.leafCap;
-        int n = st.lHdr[c][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
+        int n = st.lHdr[c][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK;
         lowerLongs(st.lKey[c], base, base + n, s, to, p, pOff);
         int local = to == layout.skip() ? 0 : to;
-        st.lHdr[c][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_SKIP] = local;
+        st.setLeafSkip(h, local);
         return local;
     }
 
     /** Whether a prefix of {@code s} bytes may be a leaf's own: long enough to be worth it, and beyond inline keys. */
     boolean eligible(int s) {
-        return s - layout.skip() >= MIN_GAIN && s >= MIN_SKIP;
+        return s - layout.skip() >= MIN_GAIN && s >= MIN_SKIP && s <= NodeStore.MAX_LEAF_SKIP;
     }
 
     /**
@@ -250,7 +251,7 @@ final class LeafPrefixes {
             int base = (leaf & CHUNK_MASK) * st.leafCap;
             lowerLongs(st.lKey[c], base, base + first, sa, to, p, pOff);
             lowerLongs(run, 0, outLen, sa, to, p, pOff);
-            st.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_SKIP] = to == layout.skip() ? 0 : to;
+            st.setLeafSkip(leaf, to == layout.skip() ? 0 : to);
         }
         if (sb != 0) {
             lowerAnchored(b, to == layout.skip() ? 0 : to);
@@ -281,7 +282,7 @@ final class LeafPrefixes {
     /** Makes {@code b} take leaf {@code a}'s encoding: {@code b} is new and about to receive entries from {@code a}. */
     void copyEncoding(int a, int b) {
         NodeStore st = store;
-        st.lHdr[b >>> CHUNK_SHIFT][(b & CHUNK_MASK) * LEAF_HEADER_INTS + H_SKIP] = localSkip(a);
+        st.setLeafSkip(b, localSkip(a));
     }
 
     /**
@@ -293,7 +294,7 @@ final class LeafPrefixes {
     void tighten(int h) {
         NodeStore st = store;
         int c = h >>> CHUNK_SHIFT;
-        int n = st.lHdr[c][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
+        int n = st.lHdr[c][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK;
         if (n < 2) {
             return;
         }
@@ -315,7 +316,7 @@ final class LeafPrefixes {
         if (end - now < MIN_GAIN) {
             return;
         }
-        int target = shared(firstRef, lastRef, end);
+        int target = shared(firstRef, lastRef, Math.min(end, NodeStore.MAX_LEAF_SKIP));
         if (target - now < MIN_GAIN || !eligible(target)) {
             return;
         }
@@ -331,7 +332,7 @@ final class LeafPrefixes {
             int unit = ref >>> 1;
             keys[base + j] = KeyRefs.prefix(arena.block(unit), arena.offset(unit) + target, KeyRefs.length(ref, arena) - target);
         }
-        st.lHdr[c][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_SKIP] = target;
+        st.setLeafSkip(h, target);
     }
 
     /** Why leaf {@code h}'s encoding breaks the rules above, or null (invariant checks). */

@@ -2,11 +2,12 @@ package org.fdbresolver.tree;
 
 import static org.fdbresolver.tree.NodeStore.CHUNK_MASK;
 import static org.fdbresolver.tree.NodeStore.CHUNK_SHIFT;
+import static org.fdbresolver.tree.NodeStore.COUNT_MASK;
 import static org.fdbresolver.tree.NodeStore.GAP;
 import static org.fdbresolver.tree.NodeStore.H_COUNT;
-import static org.fdbresolver.tree.NodeStore.H_SKIP;
 import static org.fdbresolver.tree.NodeStore.LEAF_HEADER_INTS;
 import static org.fdbresolver.tree.NodeStore.NIL;
+import static org.fdbresolver.tree.NodeStore.SKIP_SHIFT;
 
 import java.util.Arrays;
 
@@ -333,7 +334,7 @@ final class PartitionWriter {
         int base = (leaf & CHUNK_MASK) * s.leafCap;
         int[] hdr = s.lHdr[c];
         int h = (leaf & CHUNK_MASK) * LEAF_HEADER_INTS;
-        int n = hdr[h + H_COUNT];
+        int n = hdr[h + H_COUNT] & COUNT_MASK;
         long[] lk = s.lKey[c];
         int[] lv = s.lVer[c];
         int[] lr = s.lRef[c];
@@ -600,11 +601,11 @@ final class PartitionWriter {
         while (true) {
             int c = leaf >>> CHUNK_SHIFT;
             int base = (leaf & CHUNK_MASK) * s.leafCap;
-            int n = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
+            int n = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK;
             long[] lk = s.lKey[c];
             int[] lr = s.lRef[c];
             // The end in this leaf's encoding (a sentinel length when it lacks the leaf's own prefix).
-            int skip = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_SKIP];
+            int skip = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] >>> SKIP_SHIFT;
             long lp = ep;
             int ll = len;
             if (skip == 0) {
@@ -753,7 +754,7 @@ final class PartitionWriter {
         long t = 0;
         for (int x = from; x < to; x++) {
             int leaf = el[2 * x];
-            t += s.lHdr[leaf >>> CHUNK_SHIFT][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
+            t += s.lHdr[leaf >>> CHUNK_SHIFT][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK;
             int parent = pa.endpointParent[2 * x];
             int at = (parent & CHUNK_MASK) * innerCap + pa.endpointSlot[2 * x];
             t += s.iKey[parent >>> CHUNK_SHIFT][at];
@@ -762,14 +763,14 @@ final class PartitionWriter {
         for (int x = from; x < to; x++) {
             int leaf = el[2 * x];
             int c = leaf >>> CHUNK_SHIFT;
-            int n = Math.min(leafCap, s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT]);
+            int n = Math.min(leafCap, (s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK));
             aheadLo[x - from] = 0;
             aheadHi[x - from] = n;
             aheadKey[x - from] = pa.endpointKey[2 * x];
             if (n > 0) {
                 searching++;
                 t += s.lKey[c][(leaf & CHUNK_MASK) * leafCap + ((n - 1) >>> 1)];
-                int skip = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_SKIP];
+                int skip = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] >>> SKIP_SHIFT;
                 if (skip != 0) {
                     // As BatchWriter's: the anchor, and the begin in the leaf's encoding (unchecked: a hint).
                     int unit = s.lRef[c][(leaf & CHUNK_MASK) * leafCap] >>> 1;

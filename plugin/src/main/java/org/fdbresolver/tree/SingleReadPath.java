@@ -2,11 +2,12 @@ package org.fdbresolver.tree;
 
 import static org.fdbresolver.tree.NodeStore.CHUNK_MASK;
 import static org.fdbresolver.tree.NodeStore.CHUNK_SHIFT;
+import static org.fdbresolver.tree.NodeStore.COUNT_MASK;
 import static org.fdbresolver.tree.NodeStore.H_COUNT;
 import static org.fdbresolver.tree.NodeStore.H_MAX;
-import static org.fdbresolver.tree.NodeStore.H_SKIP;
 import static org.fdbresolver.tree.NodeStore.LEAF_HEADER_INTS;
 import static org.fdbresolver.tree.NodeStore.MAX_HEIGHT;
+import static org.fdbresolver.tree.NodeStore.SKIP_SHIFT;
 
 import java.util.Arrays;
 
@@ -71,10 +72,10 @@ final class SingleReadPath {
         int base = (leaf & CHUNK_MASK) * st.leafCap;
         int[] hdr = st.lHdr[c];
         int h = (leaf & CHUNK_MASK) * LEAF_HEADER_INTS;
-        int n = hdr[h + H_COUNT];
+        int n = hdr[h + H_COUNT] & COUNT_MASK;
         boolean leafIsOld = hdr[h + H_MAX] <= s;
         // The begin in the leaf's encoding (LeafPrefixes).
-        int skip = hdr[h + H_SKIP];
+        int skip = hdr[h + H_COUNT] >>> SKIP_SHIFT;
         if (skip == 0) {
             skip = layout.skip();
         } else if (bLen >= 0) {
@@ -157,12 +158,12 @@ final class SingleReadPath {
         int c = leaf >>> CHUNK_SHIFT;
         int base = (leaf & CHUNK_MASK) * st.leafCap;
         int[] hdr = st.lHdr[c];
-        int n = hdr[(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
+        int n = hdr[(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK;
         if (i >= n) {
             return -1;
         }
         // The end in the leaf's encoding (LeafPrefixes).
-        int skip = hdr[(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_SKIP];
+        int skip = hdr[(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] >>> SKIP_SHIFT;
         if (skip == 0) {
             skip = layout.skip();
         } else if (eLen >= 0) {

@@ -2,11 +2,12 @@ package org.fdbresolver.tree;
 
 import static org.fdbresolver.tree.NodeStore.CHUNK_MASK;
 import static org.fdbresolver.tree.NodeStore.CHUNK_SHIFT;
+import static org.fdbresolver.tree.NodeStore.COUNT_MASK;
 import static org.fdbresolver.tree.NodeStore.GAP;
 import static org.fdbresolver.tree.NodeStore.H_COUNT;
-import static org.fdbresolver.tree.NodeStore.H_SKIP;
 import static org.fdbresolver.tree.NodeStore.LEAF_HEADER_INTS;
 import static org.fdbresolver.tree.NodeStore.NIL;
+import static org.fdbresolver.tree.NodeStore.SKIP_SHIFT;
 
 /**
  * Searches shared by the read paths, the writer and the sweeper: the child slot of an inner node that
@@ -57,7 +58,7 @@ final class TreeSearch {
      */
     int leafSearch(int h, long kp, byte[] key, int off, int len, boolean strict) {
         NodeStore s = store;
-        int skip = s.lHdr[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_SKIP];
+        int skip = s.lHdr[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] >>> SKIP_SHIFT;
         if (skip == 0) {
             skip = layout.skip();
         } else if (len >= 0) {
@@ -78,7 +79,7 @@ final class TreeSearch {
         int base = (h & CHUNK_MASK) * s.leafCap;
         // Branch-free steps, as in childSlot.
         int first = 0;
-        int n = s.lHdr[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
+        int n = s.lHdr[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK;
         while (n > 0) {
             int half = n >>> 1;
             int mid = first + half;

@@ -2,14 +2,15 @@ package org.fdbresolver.tree;
 
 import static org.fdbresolver.tree.NodeStore.CHUNK_MASK;
 import static org.fdbresolver.tree.NodeStore.CHUNK_SHIFT;
+import static org.fdbresolver.tree.NodeStore.COUNT_MASK;
 import static org.fdbresolver.tree.NodeStore.GAP;
 import static org.fdbresolver.tree.NodeStore.H_COUNT;
 import static org.fdbresolver.tree.NodeStore.H_MAX;
 import static org.fdbresolver.tree.NodeStore.H_PREV;
-import static org.fdbresolver.tree.NodeStore.H_SKIP;
 import static org.fdbresolver.tree.NodeStore.LEAF_HEADER_INTS;
 import static org.fdbresolver.tree.NodeStore.MAX_HEIGHT;
 import static org.fdbresolver.tree.NodeStore.NIL;
+import static org.fdbresolver.tree.NodeStore.SKIP_SHIFT;
 
 import java.util.Arrays;
 
@@ -101,12 +102,12 @@ final class TreeWriter {
         int base = (leaf & CHUNK_MASK) * s.leafCap;
         int[] hdr = s.lHdr[c];
         int h = (leaf & CHUNK_MASK) * LEAF_HEADER_INTS;
-        int n = hdr[h + H_COUNT];
+        int n = hdr[h + H_COUNT] & COUNT_MASK;
         long[] lk = s.lKey[c];
         int[] lv = s.lVer[c];
         int[] lr = s.lRef[c];
         // Both ends in the leaf's encoding; one without the leaf's own prefix takes the general path, which admits it.
-        int skip = hdr[h + H_SKIP];
+        int skip = hdr[h + H_COUNT] >>> SKIP_SHIFT;
         if (skip == 0) {
             skip = kl.skip();
         } else {
@@ -168,7 +169,7 @@ final class TreeWriter {
         if (!exactE) {
             entries.set(leaf, i + 1, ep, vE, eRef);
         }
-        hdr[h + H_COUNT] = newCount;
+        hdr[h + H_COUNT] = (hdr[h + H_COUNT] & ~COUNT_MASK) | newCount;
         raiseMax(leaf, v);
         return true;
     }
@@ -183,7 +184,7 @@ final class TreeWriter {
         int i = search.leafSearch(leaf, kp, key, off, len, false);
         int c = leaf >>> CHUNK_SHIFT;
         int base = (leaf & CHUNK_MASK) * s.leafCap;
-        int n = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
+        int n = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK;
         if (i < n && layout.leaf.compare(leaf, i, kp, key, off, len) == 0) {
             return s.lRef[c][base + i];
         }
@@ -403,11 +404,11 @@ final class TreeWriter {
         while (leaf != NIL) {
             int c = leaf >>> CHUNK_SHIFT;
             int base = (leaf & CHUNK_MASK) * s.leafCap;
-            int n = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
+            int n = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK;
             long[] lk = s.lKey[c];
             int[] lr = s.lRef[c];
             // The end in this leaf's encoding (a sentinel length when it lacks the leaf's own prefix).
-            int skip = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_SKIP];
+            int skip = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] >>> SKIP_SHIFT;
             long lp = ep;
             int ll = len;
             if (skip == 0) {
