@@ -246,7 +246,7 @@ final class BatchedReadPath {
                     int leaf = leafOf[r0];
                     int c = leaf >>> CHUNK_SHIFT;
                     t += s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK;
-                    t += s.lKey[c][(leaf & CHUNK_MASK) * leafCap] + s.lRef[c][(leaf & CHUNK_MASK) * leafCap];
+                    t += s.lKey[c][(leaf & CHUNK_MASK) * leafCap];
                     if (s.height > 0) {
                         // The parent's next separator, which tells whether a read runs past the leaf.
                         int parent = parentOf[r0];
@@ -256,7 +256,8 @@ final class BatchedReadPath {
                 }
             }
             if (touch) {
-                // The anchors of leaves with a prefix of their own (LeafPrefixes), which the next stage compares with.
+                // The anchors of leaves with a prefix of their own (LeafPrefixes), which the next stage compares with
+                // (their headers are loaded: only such leaves pay for the reference's line and the key block's).
                 for (int x = 0; x < k; x++) {
                     int leaf = leafOf[groupStart[from + x]];
                     int c = leaf >>> CHUNK_SHIFT;

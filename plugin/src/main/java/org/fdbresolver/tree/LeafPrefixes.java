@@ -114,15 +114,16 @@ final class LeafPrefixes {
     }
 
     /**
-     * Makes leaf {@code h}'s prefix one that {@code key} (which has the tree's prefix) has too, lowering it or making
-     * the leaf global, and returns the key's long in the leaf's encoding: how a key is stored into a leaf.
+     * Makes leaf {@code h}'s prefix one that {@code key} (which has the tree's prefix; {@code kp}, its long in the tree's
+     * encoding) has too, lowering it or making the leaf global, and returns the key's long in the leaf's encoding: how a
+     * key is stored into a leaf.
      */
-    long admit(int h, byte[] key, int off, int len) {
+    long admit(int h, long kp, byte[] key, int off, int len) {
         int s = localSkip(h);
         if (s != 0) {
             s = lowerFor(h, s, key, off, len);
         }
-        return s == 0 ? layout.inlineOf(key, off, len) : KeyRefs.prefix(key, off + s, len - s);
+        return s == 0 ? kp : KeyRefs.prefix(key, off + s, len - s);
     }
 
     /**

@@ -566,7 +566,7 @@ final class PartitionWriter {
             }
         }
         PartitionedApply pa = batch;
-        entries.insert(leaf, i, layout.leaf.admit(leaf, pa.keys, pa.endpointOff[x], pa.endpointLen[x]), ver, ref);
+        entries.insert(leaf, i, layout.leaf.admit(leaf, pa.endpointKey[x], pa.keys, pa.endpointOff[x], pa.endpointLen[x]), ver, ref);
         return (long) k << 32 | i;
     }
 

@@ -310,7 +310,7 @@ final class TreeWriter {
                 pathIdx[height - 1]++;
             }
         }
-        entries.insert(leaf, i, layout.leaf.admit(leaf, key, off, len), v, ref);
+        entries.insert(leaf, i, layout.leaf.admit(leaf, kp, key, off, len), v, ref);
         return (long) leaf << 32 | i;
     }
 
