@@ -2,11 +2,13 @@ package org.fdbresolver.tree;
 
 import static org.fdbresolver.tree.NodeStore.CHUNK_MASK;
 import static org.fdbresolver.tree.NodeStore.CHUNK_SHIFT;
+import static org.fdbresolver.tree.NodeStore.COUNT_MASK;
 import static org.fdbresolver.tree.NodeStore.GAP;
 import static org.fdbresolver.tree.NodeStore.H_COUNT;
 import static org.fdbresolver.tree.NodeStore.H_PREV;
 import static org.fdbresolver.tree.NodeStore.LEAF_HEADER_INTS;
 import static org.fdbresolver.tree.NodeStore.NIL;
+import static org.fdbresolver.tree.NodeStore.SKIP_SHIFT;
 
 import java.util.Arrays;
 import org.fdbresolver.pipeline.CombinedWrites;
@@ -35,6 +37,8 @@ final class BatchWriter {
     private final BatchRouter router;
     private final MemoryBudget budget;
     private long[] endpointKey = new long[128];
+    /** A run's endpoints in its leaf's encoding, at their indices (a leaf with a prefix of its own). */
+    private long[] runKey = new long[128];
     private int[] endpointOff = new int[128];
     private int[] endpointLen = new int[128];
     private int[] endpointLeaf = new int[128];
@@ -43,13 +47,13 @@ final class BatchWriter {
     /** The block of writes being prefetched: search bounds of each one's begin in its leaf. */
     private final int[] aheadLo;
     private final int[] aheadHi;
+    private final long[] aheadKey;
     private long sink;
     /** Key-block bytes of the writes before write i (prefix sums, for the per-run budget check). */
     private long[] keyBytesBefore = new long[65];
-    /** One leaf's merged run: up to twice a leaf (a run never grows a leaf past two). */
-    private final long[] outKey;
-    private final int[] outVer;
-    private final int[] outRef;
+    /** One leaf's merged run. */
+    private final LeafEntries.Run run;
+    private final LeafEntries entries;
     private int plannedWrites;
     /** The layout epoch the endpoints were encoded in ({@link KeyLayout#epoch}). */
     private int encodedEpoch;
@@ -70,7 +74,7 @@ final class BatchWriter {
     private long partitionedBatches;
 
     BatchWriter(NodeStore store, KeyLayout layout, TreeSearch search, VersionWindow versions, MemoryBudget budget,
-                TreeWriter writer, int ways) {
+                TreeWriter writer, LeafEntries entries, int ways) {
         this.store = store;
         this.layout = layout;
         this.search = search;
@@ -81,11 +85,11 @@ final class BatchWriter {
         this.pathIdx = writer.pathIdx;
         this.ways = ways;
         this.router = new BatchRouter(store, layout);
-        this.outKey = new long[2 * store.leafCap + 2];
-        this.outVer = new int[2 * store.leafCap + 2];
-        this.outRef = new int[2 * store.leafCap + 2];
+        this.entries = entries;
+        this.run = new LeafEntries.Run(store.leafCap);
         this.aheadLo = new int[Math.max(1, ways)];
         this.aheadHi = new int[Math.max(1, ways)];
+        this.aheadKey = new long[Math.max(1, ways)];
     }
 
     /**
@@ -226,6 +230,7 @@ final class BatchWriter {
         if (endpointKey.length < 2 * writes) {
             int n = Math.max(2 * writes, endpointKey.length * 2);
             endpointKey = new long[n];
+            runKey = new long[n];
             endpointOff = new int[n];
             endpointLen = new int[n];
             endpointLeaf = new int[n];
@@ -261,7 +266,7 @@ final class BatchWriter {
         while (i < m) {
             if (ways > 1 && i >= prefetched) {
                 prefetched = Math.min(m, i + ways);
-                prefetch(i, prefetched);
+                prefetch(i, prefetched, keys);
             }
             // The most the next step can add: a run of at most a leaf's worth of writes splitting its leaf
             // once, or a single write splitting two leaves, with inner splits on the way down.
@@ -344,16 +349,17 @@ final class BatchWriter {
      * start. Where the writes land comes from the plan's route, made before this batch changed the tree:
      * a hint only, nothing depends on it.
      */
-    private void prefetch(int from, int to) {
+    private void prefetch(int from, int to, byte[] keys) {
         NodeStore s = store;
         int leafCap = s.leafCap;
         int innerCap = s.innerCap;
         int[] el = endpointLeaf;
+        long[] ek = endpointKey;
         long t = 0;
         for (int x = from; x < to; x++) {
             int leaf = el[2 * x];
             int c = leaf >>> CHUNK_SHIFT;
-            t += s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
+            t += s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK;
             if (s.height > 0) {
                 int parent = endpointParent[2 * x];
                 int at = (parent & CHUNK_MASK) * innerCap + endpointSlot[2 * x];
@@ -364,15 +370,24 @@ final class BatchWriter {
         for (int x = from; x < to; x++) {
             int leaf = el[2 * x];
             int c = leaf >>> CHUNK_SHIFT;
-            int n = Math.min(leafCap, s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT]);
+            int n = Math.min(leafCap, (s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK));
             aheadLo[x - from] = 0;
             aheadHi[x - from] = n;
+            aheadKey[x - from] = ek[2 * x];
             if (n > 0) {
                 searching++;
                 t += s.lKey[c][(leaf & CHUNK_MASK) * leafCap + ((n - 1) >>> 1)];
+                int skip = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] >>> SKIP_SHIFT;
+                if (skip != 0) {
+                    // A leaf with a prefix of its own: its anchor, which the run reads first, and the begin in its
+                    // encoding (unchecked: a hint).
+                    int unit = s.lRef[c][(leaf & CHUNK_MASK) * leafCap] >>> 1;
+                    t += s.arena.block(unit)[s.arena.offset(unit)];
+                    int len = endpointLen[2 * x];
+                    aheadKey[x - from] = len >= skip ? KeyRefs.prefix(keys, endpointOff[2 * x] + skip, len - skip) : Long.MIN_VALUE;
+                }
             }
         }
-        long[] ek = endpointKey;
         while (searching > 0) {
             for (int x = from; x < to; x++) {
                 int lo = aheadLo[x - from];
@@ -385,7 +400,7 @@ final class BatchWriter {
                 int base = (leaf & CHUNK_MASK) * leafCap;
                 long[] lk = s.lKey[c];
                 int mid = (lo + hi) >>> 1;
-                boolean below = lk[base + mid] < ek[2 * x];
+                boolean below = lk[base + mid] < aheadKey[x - from];
                 lo = below ? mid + 1 : lo;
                 hi = below ? hi : mid;
                 aheadLo[x - from] = lo;
@@ -400,6 +415,17 @@ final class BatchWriter {
             }
         }
         sink += t;
+    }
+
+    /** The endpoints of writes {@code [i, j)} re-encoded for a leaf that skips {@code skip} bytes, at their indices. */
+    private long[] encodeRun(CombinedWrites w, int i, int j, int skip) {
+        long[] rk = runKey;
+        byte[] keys = w.keys();
+        for (int x = i; x < j; x++) {
+            rk[2 * x] = KeyRefs.prefix(keys, w.beginOffset(x) + skip, w.beginLength(x) - skip);
+            rk[2 * x + 1] = KeyRefs.prefix(keys, w.endOffset(x) + skip, w.endLength(x) - skip);
+        }
+        return rk;
     }
 
     /** Whether endpoint {@code x} lies below the fence separator. */
@@ -431,17 +457,21 @@ final class BatchWriter {
         int base = (leaf & CHUNK_MASK) * s.leafCap;
         int[] hdr = s.lHdr[c];
         int h = (leaf & CHUNK_MASK) * LEAF_HEADER_INTS;
-        int n = hdr[h + H_COUNT];
+        int n = hdr[h + H_COUNT] & COUNT_MASK;
         long[] lk = s.lKey[c];
         int[] lv = s.lVer[c];
         int[] lr = s.lRef[c];
         byte[] keys = w.keys();
-        long[] ek = endpointKey;
-        long[] ok = outKey;
-        int[] ov = outVer;
-        int[] or = outRef;
+        // The run in the leaf's encoding: its first begin and last end admitted to the leaf's own prefix (lowering
+        // it if need be), and with them every key between.
+        int skip = kl.leaf.admitRun(leaf, keys, w.beginOffset(i), w.beginLength(i), w.endOffset(j - 1), w.endLength(j - 1));
+        long[] ek = skip == kl.skip() ? endpointKey : encodeRun(w, i, j, skip);
+        LeafEntries.Run out = run;
+        long[] ok = out.key;
+        int[] ov = out.ver;
+        int[] or = out.ref;
         int expired = versions.expiredBelow;
-        int first = search.leafSearch(leaf, ek[2 * i], keys, w.beginOffset(i), w.beginLength(i), false);
+        int first = search.leafSearchAt(leaf, skip, ek[2 * i], keys, w.beginOffset(i), w.beginLength(i), false);
         int src = base + first;
         int end = base + n;
         int o = 0;
@@ -455,7 +485,7 @@ final class BatchWriter {
             // Entries below begin stay.
             while (src < end) {
                 long p = lk[src];
-                if ((bp != p ? (bp < p ? -1 : 1) : kl.tail(keys, bOff, bLen, lr[src])) <= 0) {
+                if ((bp != p ? (bp < p ? -1 : 1) : kl.tailAt(skip, keys, bOff, bLen, lr[src])) <= 0) {
                     break;
                 }
                 ok[o] = p;
@@ -468,7 +498,7 @@ final class BatchWriter {
             int bRef = NIL;
             boolean removed = false;
             int lastRemoved = 0;
-            if (src < end && lk[src] == bp && kl.tail(keys, bOff, bLen, lr[src]) == 0) {
+            if (src < end && lk[src] == bp && kl.tailAt(skip, keys, bOff, bLen, lr[src]) == 0) {
                 bRef = lr[src];
                 lastRemoved = lv[src];
                 removed = true;
@@ -477,7 +507,7 @@ final class BatchWriter {
             int cmpE = 1;
             while (src < end) {
                 long p = lk[src];
-                cmpE = ep != p ? (ep < p ? -1 : 1) : kl.tail(keys, eOff, eLen, lr[src]);
+                cmpE = ep != p ? (ep < p ? -1 : 1) : kl.tailAt(skip, keys, eOff, eLen, lr[src]);
                 if (cmpE <= 0) {
                     break;
                 }
@@ -518,27 +548,12 @@ final class BatchWriter {
                 o++;
             }
         }
-        int tail = end - src;
-        int total = first + o + tail;
-        if (total <= s.leafCap) {
-            int dst = base + first + o;
-            if (dst != src) {
-                System.arraycopy(lk, src, lk, dst, tail);
-                System.arraycopy(lv, src, lv, dst, tail);
-                System.arraycopy(lr, src, lr, dst, tail);
-            }
-            System.arraycopy(ok, 0, lk, base + first, o);
-            System.arraycopy(ov, 0, lv, base + first, o);
-            System.arraycopy(or, 0, lr, base + first, o);
-            hdr[h + H_COUNT] = total;
+        if (entries.writeBack(leaf, first, out, o, src - base)) {
             writer.raiseMax(leaf, v);
             return;
         }
         // The leaf's new entries are its first `first` entries, then out[0, o + tail).
-        System.arraycopy(lk, src, ok, o, tail);
-        System.arraycopy(lv, src, ov, o, tail);
-        System.arraycopy(lr, src, or, o, tail);
-        overflow(leaf, first, o + tail, v);
+        overflow(leaf, first, o + (end - src), v);
     }
 
     /**
@@ -559,22 +574,11 @@ final class BatchWriter {
                 int rn = s.leafCount(right);
                 int move = (cap - rn) / 2;
                 if (move >= Math.max(2, cap / 16) && total - move <= cap) {
-                    int rc = right >>> CHUNK_SHIFT;
-                    int rb = (right & CHUNK_MASK) * cap;
-                    System.arraycopy(s.lKey[rc], rb, s.lKey[rc], rb + move, rn);
-                    System.arraycopy(s.lVer[rc], rb, s.lVer[rc], rb + move, rn);
-                    System.arraycopy(s.lRef[rc], rb, s.lRef[rc], rb + move, rn);
-                    distribute(leaf, first, total - move, total, right, 0);
-                    s.setLeafCount(leaf, total - move);
-                    s.setLeafCount(right, rn + move);
-                    int leftMax = s.maxOfLeaf(leaf);
-                    int rightMax = s.maxOfLeaf(right);
-                    s.setLeafMax(leaf, leftMax);
-                    s.setLeafMax(right, rightMax);
+                    entries.spillToSibling(leaf, first, run, outLen, right, move);
                     int pc = parent >>> CHUNK_SHIFT;
                     int pb = (parent & CHUNK_MASK) * s.innerCap;
-                    s.iMax[pc][pb + slot] = leftMax;
-                    s.iMax[pc][pb + slot + 1] = rightMax;
+                    s.iMax[pc][pb + slot] = s.leafMax(leaf);
+                    s.iMax[pc][pb + slot + 1] = s.leafMax(right);
                     s.releaseRef(s.iRef[pc][pb + slot + 1]);
                     writer.separatorBetween(leaf, right);
                     layout.inner.replace(parent, slot + 1, writer.sepKeyOut, writer.sepRefOut);
@@ -584,49 +588,11 @@ final class BatchWriter {
             }
         }
         int right = s.allocLeaf();
-        int keep = total / 2;
-        distribute(leaf, first, keep, total, right, 0);
-        s.setLeafCount(leaf, keep);
-        s.setLeafCount(right, total - keep);
+        entries.spillToNew(leaf, first, run, outLen, right);
         s.linkAfter(leaf, right);
-        int leftMax = s.maxOfLeaf(leaf);
-        int rightMax = s.maxOfLeaf(right);
-        s.setLeafMax(leaf, leftMax);
-        s.setLeafMax(right, rightMax);
         writer.separatorBetween(leaf, right);
-        writer.registerRight(leaf, leftMax, right, rightMax, writer.sepKeyOut, writer.sepRefOut);
+        writer.registerRight(leaf, s.leafMax(leaf), right, s.leafMax(right), writer.sepKeyOut, writer.sepRefOut);
         raiseAncestors(s.height - 1, v);
-    }
-
-    /**
-     * Writes the new sequence of {@code leaf} — its slots {@code [0, first)}, then the run's output —
-     * so that the leaf keeps positions {@code [0, keep)} and positions {@code [keep, total)} go to
-     * {@code right} from slot {@code at} on.
-     */
-    private void distribute(int leaf, int first, int keep, int total, int right, int at) {
-        NodeStore s = store;
-        int cap = s.leafCap;
-        int lc = leaf >>> CHUNK_SHIFT;
-        int lb = (leaf & CHUNK_MASK) * cap;
-        int rc = right >>> CHUNK_SHIFT;
-        int rb = (right & CHUNK_MASK) * cap + at;
-        // The moving part first: it may include leaf slots [keep, first), which the leaf's part overwrites.
-        if (keep < first) {
-            int fromLeaf = first - keep;
-            System.arraycopy(s.lKey[lc], lb + keep, s.lKey[rc], rb, fromLeaf);
-            System.arraycopy(s.lVer[lc], lb + keep, s.lVer[rc], rb, fromLeaf);
-            System.arraycopy(s.lRef[lc], lb + keep, s.lRef[rc], rb, fromLeaf);
-            System.arraycopy(outKey, 0, s.lKey[rc], rb + fromLeaf, total - first);
-            System.arraycopy(outVer, 0, s.lVer[rc], rb + fromLeaf, total - first);
-            System.arraycopy(outRef, 0, s.lRef[rc], rb + fromLeaf, total - first);
-            return;
-        }
-        System.arraycopy(outKey, keep - first, s.lKey[rc], rb, total - keep);
-        System.arraycopy(outVer, keep - first, s.lVer[rc], rb, total - keep);
-        System.arraycopy(outRef, keep - first, s.lRef[rc], rb, total - keep);
-        System.arraycopy(outKey, 0, s.lKey[lc], lb + first, keep - first);
-        System.arraycopy(outVer, 0, s.lVer[lc], lb + first, keep - first);
-        System.arraycopy(outRef, 0, s.lRef[lc], lb + first, keep - first);
     }
 
     /** Raises the recorded path's slot maxima above level {@code below} (exclusive) to {@code v}. */

@@ -2,9 +2,11 @@ package org.fdbresolver.tree;
 
 import static org.fdbresolver.tree.NodeStore.CHUNK_MASK;
 import static org.fdbresolver.tree.NodeStore.CHUNK_SHIFT;
+import static org.fdbresolver.tree.NodeStore.COUNT_MASK;
 import static org.fdbresolver.tree.NodeStore.H_COUNT;
 import static org.fdbresolver.tree.NodeStore.H_MAX;
 import static org.fdbresolver.tree.NodeStore.LEAF_HEADER_INTS;
+import static org.fdbresolver.tree.NodeStore.SKIP_SHIFT;
 
 import org.fdbresolver.pipeline.SortedReads;
 
@@ -80,6 +82,10 @@ final class BatchedReadPath {
     private final int[] wayState;
     private final int[] wayLo;
     private final int[] wayHi;
+    /** The first begin of each way's group in its leaf's encoding: prefix length, inline long, search length. */
+    private final int[] waySkip;
+    private final long[] wayKp;
+    private final int[] wayLen;
     /** Keeps the touching loads alive (their values are otherwise unused). */
     private long sink;
 
@@ -99,6 +105,9 @@ final class BatchedReadPath {
         this.wayState = new int[ways];
         this.wayLo = new int[ways];
         this.wayHi = new int[ways];
+        this.waySkip = new int[ways];
+        this.wayKp = new long[ways];
+        this.wayLen = new int[ways];
     }
 
     /** See {@link org.fdbresolver.pipeline.HistoryReader#checkSorted}. */
@@ -236,7 +245,7 @@ final class BatchedReadPath {
                     int r0 = groupStart[from + x];
                     int leaf = leafOf[r0];
                     int c = leaf >>> CHUNK_SHIFT;
-                    t += s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
+                    t += s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK;
                     t += s.lKey[c][(leaf & CHUNK_MASK) * leafCap];
                     if (s.height > 0) {
                         // The parent's next separator, which tells whether a read runs past the leaf.
@@ -246,7 +255,21 @@ final class BatchedReadPath {
                     }
                 }
             }
-            // Which leaves need a search (they hold something newer than one of the group's snapshots).
+            if (touch) {
+                // The anchors of leaves with a prefix of their own (LeafPrefixes), which the next stage compares with
+                // (their headers are loaded: only such leaves pay for the reference's line and the key block's).
+                for (int x = 0; x < k; x++) {
+                    int leaf = leafOf[groupStart[from + x]];
+                    int c = leaf >>> CHUNK_SHIFT;
+                    int h = (leaf & CHUNK_MASK) * LEAF_HEADER_INTS;
+                    if ((s.lHdr[c][h + H_COUNT] >>> SKIP_SHIFT) != 0) {
+                        int unit = s.lRef[c][(leaf & CHUNK_MASK) * leafCap] >>> 1;
+                        t += s.arena.block(unit)[s.arena.offset(unit)];
+                    }
+                }
+            }
+            // Which leaves need a search (they hold something newer than one of the group's snapshots), and the
+            // first begin of each in its leaf's encoding.
             int searching = 0;
             for (int x = 0; x < k; x++) {
                 int g = from + x;
@@ -254,10 +277,24 @@ final class BatchedReadPath {
                 int c = leaf >>> CHUNK_SHIFT;
                 int[] hdr = s.lHdr[c];
                 int h = (leaf & CHUNK_MASK) * LEAF_HEADER_INTS;
-                int n = hdr[h + H_COUNT];
+                int n = hdr[h + H_COUNT] & COUNT_MASK;
                 if (hdr[h + H_MAX] <= groupMinSnap[g] || n == 0) {
                     wayState[x] = ST_OLD;
                 } else {
+                    int first = groupStart[g];
+                    int skip = hdr[h + H_COUNT] >>> SKIP_SHIFT;
+                    long kp = bp[first];
+                    int len = bLen[first];
+                    if (skip == 0) {
+                        skip = layout.skip();
+                    } else if (len >= 0) {
+                        int off = reads.beginOffset(sliceStart + first);
+                        len = layout.leaf.localLength(leaf, skip, keys, off, len);
+                        kp = LeafPrefixes.localInline(keys, off, len, skip);
+                    }
+                    waySkip[x] = skip;
+                    wayKp[x] = kp;
+                    wayLen[x] = len;
                     wayState[x] = ST_SEARCH;
                     wayLo[x] = 0;
                     wayHi[x] = n;
@@ -283,9 +320,9 @@ final class BatchedReadPath {
                     int hi = wayHi[x];
                     int mid = (lo + hi) >>> 1;
                     long p = lk[base + mid];
-                    long kp = bp[first];
+                    long kp = wayKp[x];
                     int cmp = kp != p ? (kp < p ? -1 : 1)
-                            : layout.tail(keys, reads.beginOffset(sliceStart + first), bLen[first], s.lRef[c][base + mid]);
+                            : layout.tailAt(waySkip[x], keys, reads.beginOffset(sliceStart + first), wayLen[x], s.lRef[c][base + mid]);
                     if (cmp >= 0) {
                         lo = mid + 1;
                     } else {
@@ -326,7 +363,7 @@ final class BatchedReadPath {
         int base = (leaf & CHUNK_MASK) * s.leafCap;
         int[] hdr = s.lHdr[c];
         int h = (leaf & CHUNK_MASK) * LEAF_HEADER_INTS;
-        int n = hdr[h + H_COUNT];
+        int n = hdr[h + H_COUNT] & COUNT_MASK;
         int max = hdr[h + H_MAX];
         long[] lk = s.lKey[c];
         int[] lv = s.lVer[c];
@@ -335,11 +372,18 @@ final class BatchedReadPath {
         byte[] k = keys;
         boolean predKnown = false;
         int pred = 0;
+        int localSkip = hdr[h + H_COUNT] >>> SKIP_SHIFT;
+        int skip = localSkip != 0 ? localSkip : kl.skip();
         for (int r = groupStart[g], end = groupStart[g + 1]; r < end; r++) {
             int sr = snap[r];
             long b = bp[r];
             int bo = rs.beginOffset(sliceStart + r);
             int bl = bLen[r];
+            if (localSkip != 0 && bl >= 0 && n > 0) {
+                // The begin in the leaf's encoding (LeafPrefixes).
+                bl = kl.leaf.localLength(leaf, localSkip, k, bo, bl);
+                b = LeafPrefixes.localInline(k, bo, bl, localSkip);
+            }
             boolean hit = false;
             boolean onward;
             if (max <= sr || n == 0) {
@@ -348,7 +392,7 @@ final class BatchedReadPath {
                 boolean beforeFirst = n == 0;
                 if (!beforeFirst) {
                     long p = lk[base];
-                    beforeFirst = (b != p ? (b < p ? -1 : 1) : kl.tail(k, bo, bl, lr[base])) < 0;
+                    beforeFirst = (b != p ? (b < p ? -1 : 1) : kl.tailAt(skip, k, bo, bl, lr[base])) < 0;
                 }
                 if (beforeFirst) {
                     if (!predKnown) {
@@ -364,7 +408,7 @@ final class BatchedReadPath {
                 }
                 while (pos < n) {
                     long p = lk[base + pos];
-                    if ((b != p ? (b < p ? -1 : 1) : kl.tail(k, bo, bl, lr[base + pos])) < 0) {
+                    if ((b != p ? (b < p ? -1 : 1) : kl.tailAt(skip, k, bo, bl, lr[base + pos])) < 0) {
                         break;
                     }
                     pos++;

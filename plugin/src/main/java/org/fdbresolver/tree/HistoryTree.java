@@ -19,11 +19,13 @@ import org.fdbresolver.pipeline.SortedReads;
  * <ul>
  * <li>{@link NodeStore} — node pools in primitive arrays, the layout of a node, byte accounting;</li>
  * <li>{@link KeyLayout} (with {@link KeyRefs} and {@link KeyArena}) — the shared prefix, inline
- * longs, key blocks and key comparisons;</li>
+ * longs, key blocks and key comparisons; {@link InnerPrefixes} and {@link LeafPrefixes} — nodes with a
+ * prefix of their own;</li>
  * <li>{@link TreeSearch}, {@link BatchRouter}, {@link SingleReadPath} and {@link BatchedReadPath} —
  * descents, the batch's routing, and the two read paths;</li>
  * <li>{@link BatchWriter} and {@link TreeWriter} — a batch's writes applied together, single writes
- * and splits;</li>
+ * and splits ({@link PartitionedApply} and {@link PartitionWriter}: by key-disjoint partitions);
+ * {@link LeafEntries} — every move of leaf entries outside a merge loop;</li>
  * <li>{@link Reclaimer} and {@link MemoryBudget} — the sweeper (and its census of versions), and the budget
  * that raises the retained boundary ahead of need, a share bounded by each batch, and drops the oldest history
  * at once when a step still does not fit; {@link VersionWindow} — the retained boundary and the version
@@ -56,6 +58,7 @@ public final class HistoryTree implements History {
     private final MemoryBudget budget;
     private final TreeInvariants invariants;
     private final TreeSearch search;
+    private final LeafEntries entries;
     private final int readWays;
     private final boolean readTouch;
     private final int writeWays;
@@ -124,6 +127,7 @@ public final class HistoryTree implements History {
         this.layout = new KeyLayout(store);
         this.versions = new VersionWindow(store);
         this.search = new TreeSearch(store, layout);
+        this.entries = new LeafEntries(store, layout.leaf);
         this.readWays = readWays;
         this.readTouch = readTouch;
         this.writeWays = writeWays;
@@ -131,10 +135,10 @@ public final class HistoryTree implements History {
         this.batchedReads = readPath == ReadPath.BATCHED
                 ? new BatchedReadPath(store, layout, search, versions, singleReads, readWays, readTouch) : null;
         this.batchedFromBytes = batchedFromBytes;
-        this.reclaimer = new Reclaimer(store, layout, search, versions);
+        this.reclaimer = new Reclaimer(store, layout, search, versions, entries);
         this.budget = new MemoryBudget(store, layout, versions, reclaimer, budgetBytes);
-        this.writer = new TreeWriter(store, layout, search, versions);
-        this.batchWriter = new BatchWriter(store, layout, search, versions, budget, writer, writeWays);
+        this.writer = new TreeWriter(store, layout, search, versions, entries);
+        this.batchWriter = new BatchWriter(store, layout, search, versions, budget, writer, entries, writeWays);
         this.invariants = new TreeInvariants(store, layout, versions);
     }
 
@@ -178,7 +182,7 @@ public final class HistoryTree implements History {
         if (fromWrites < 1 || writesPerPartition < 1) {
             throw new IllegalArgumentException("partition thresholds must be positive: " + fromWrites + ", " + writesPerPartition);
         }
-        PartitionedApply partitioned = new PartitionedApply(store, layout, search, versions, budget, workers,
+        PartitionedApply partitioned = new PartitionedApply(store, layout, search, versions, entries, budget, workers,
                 writesPerPartition, writeWays);
         batchWriter.usePartitions(partitioned, fromWrites);
         parentSweep = new ParentSweep(store, layout, search, versions, reclaimer, workers);
@@ -219,6 +223,15 @@ public final class HistoryTree implements History {
             for (int i = 0, count = store.innerCount(h); i < count; i++) {
                 n += countLocal(store.child(h, i), level - 1);
             }
+        }
+        return n;
+    }
+
+    /** Leaves with a prefix of their own ({@link LeafPrefixes}); a walk of the leaf chain, for tests. */
+    int localLeaves() {
+        int n = 0;
+        for (int leaf = store.leftmostLeaf(); leaf != NIL; leaf = store.leafNext(leaf)) {
+            n += layout.leaf.localSkip(leaf) != 0 ? 1 : 0;
         }
         return n;
     }

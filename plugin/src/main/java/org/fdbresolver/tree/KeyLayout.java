@@ -55,12 +55,15 @@ final class KeyLayout {
 
     /** Inner nodes' own prefixes (stateless but for the store: shared by every thread). */
     final InnerPrefixes inner;
+    /** Leaves' own prefixes (the same). */
+    final LeafPrefixes leaf;
 
     KeyLayout(NodeStore store) {
         this.store = store;
         this.arena = store.arena;
         this.shared = new byte[INITIAL_KEY_BUFFER];
         this.inner = new InnerPrefixes(store, this);
+        this.leaf = new LeafPrefixes(store, this);
     }
 
     /**
@@ -138,6 +141,9 @@ final class KeyLayout {
         NodeStore s = store;
         int leafCap = s.leafCap;
         for (int leaf = s.leftmostLeaf(); leaf != NIL; leaf = s.leafNext(leaf)) {
+            if (this.leaf.localSkip(leaf) != 0) {
+                continue; // a leaf with a prefix of its own keeps its longs: its prefix is longer than either
+            }
             int c = leaf >>> CHUNK_SHIFT;
             int b = (leaf & CHUNK_MASK) * leafCap;
             for (int j = 0, n = s.leafCount(leaf); j < n; j++) {
@@ -233,7 +239,13 @@ final class KeyLayout {
 
     /** Whether a stored key has the shared prefix and the inline long its bytes give (for invariant checks). */
     boolean encodedCorrectly(byte[] key, long inline) {
+        return encodedCorrectly(key, inline, skip);
+    }
+
+    /** The same in a node whose longs skip {@code nodeSkip} bytes (a leaf with a prefix of its own). */
+    boolean encodedCorrectly(byte[] key, long inline, int nodeSkip) {
         int len = key.length;
-        return len >= skip && Arrays.equals(key, 0, skip, shared, 0, skip) && inlineOf(key, 0, len) == inline;
+        return len >= nodeSkip && Arrays.equals(key, 0, skip, shared, 0, skip)
+                && KeyRefs.prefix(key, nodeSkip, len - nodeSkip) == inline;
     }
 }

@@ -2,6 +2,7 @@ package org.fdbresolver.tree;
 
 import static org.fdbresolver.tree.NodeStore.CHUNK_MASK;
 import static org.fdbresolver.tree.NodeStore.CHUNK_SHIFT;
+import static org.fdbresolver.tree.NodeStore.COUNT_MASK;
 import static org.fdbresolver.tree.NodeStore.GAP;
 import static org.fdbresolver.tree.NodeStore.H_COUNT;
 import static org.fdbresolver.tree.NodeStore.H_MAX;
@@ -40,7 +41,7 @@ abstract class LeafCompaction {
         int base = (leaf & CHUNK_MASK) * s.leafCap;
         int[] hdr = s.lHdr[c];
         int h = (leaf & CHUNK_MASK) * LEAF_HEADER_INTS;
-        int n = hdr[h + H_COUNT];
+        int n = hdr[h + H_COUNT] & COUNT_MASK;
         long[] lk = s.lKey[c];
         int[] lv = s.lVer[c];
         int[] lr = s.lRef[c];
@@ -81,7 +82,8 @@ abstract class LeafCompaction {
         visited += n;
         known = k;
         prev = p;
-        hdr[h + H_COUNT] = out;
+        // The leaf's own prefix stays (its keys all still have it), unless nothing is left to hold one (LeafPrefixes).
+        hdr[h + H_COUNT] = out == 0 ? 0 : (hdr[h + H_COUNT] & ~COUNT_MASK) | out;
         hdr[h + H_MAX] = max;
         return out;
     }

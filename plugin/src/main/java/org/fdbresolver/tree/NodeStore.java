@@ -12,12 +12,14 @@ import java.util.Arrays;
  * of node {@code h} is at index {@code (h & CHUNK_MASK) * capacity + i} of chunk {@code h >>> CHUNK_SHIFT}.
  * <ul>
  * <li>Leaf slot ({@value #LEAF_SLOT_BYTES} bytes): {@code lKey} long — the key's 8 bytes after the
- * shared prefix, order-preserving ({@link KeyRefs}); {@code lVer} int — version minus the base
- * ({@link VersionWindow}), or {@link #GAP}; {@code lRef} int — the key reference (inline length, or a
- * {@link KeyArena} chunk).</li>
+ * prefix the leaf skips (the tree's shared prefix, or the leaf's own), order-preserving ({@link KeyRefs});
+ * {@code lVer} int — version minus the base ({@link VersionWindow}), or {@link #GAP}; {@code lRef} int — the
+ * key reference (inline length, or a {@link KeyArena} chunk).</li>
  * <li>Leaf header ({@value #LEAF_HEADER_BYTES} bytes, {@code lHdr}, {@value #LEAF_HEADER_INTS} ints):
- * {@link #H_COUNT}, {@link #H_NEXT} and {@link #H_PREV} leaf, {@link #H_MAX} (an upper bound of its
- * entries' versions).</li>
+ * {@link #H_COUNT} — the entry count in its low 16 bits ({@link #COUNT_MASK}; a leaf holds at most 65,535 entries
+ * at the largest node size) and above them ({@link #SKIP_SHIFT}) the length of the leaf's own prefix
+ * ({@link LeafPrefixes}: 0 when its longs follow the tree's shared prefix), so that a search reads both in one
+ * load; {@link #H_NEXT} and {@link #H_PREV} leaf; {@link #H_MAX} (an upper bound of its entries' versions).</li>
  * <li>Inner slot ({@value #INNER_SLOT_BYTES} bytes): separator prefix long ({@code iKey}) and reference
  * int ({@code iRef}) — slot 0's separator is unused: it routes everything below slot 1's —, child
  * handle ({@code iChild}), child's max version ({@code iMax}, an upper bound of every version in the
@@ -40,6 +42,12 @@ final class NodeStore {
     static final int H_NEXT = 1;
     static final int H_PREV = 2;
     static final int H_MAX = 3;
+    /** The entry count's bits of a leaf's {@link #H_COUNT} word. */
+    static final int COUNT_MASK = 0xFFFF;
+    /** Where a leaf's own prefix length sits in its {@link #H_COUNT} word ({@link LeafPrefixes}). */
+    static final int SKIP_SHIFT = 16;
+    /** The longest own prefix a leaf records (a longer shared prefix is recorded cut to this). */
+    static final int MAX_LEAF_SKIP = 0xFFFF;
     static final int INNER_HEADER_BYTES = 8;
     static final int INNER_SLOT_BYTES = 20;
     static final int CHUNK_SHIFT = 6;
@@ -64,7 +72,7 @@ final class NodeStore {
     long[][] lKey = new long[0][];
     int[][] lVer = new int[0][];
     int[][] lRef = new int[0][];
-    /** Leaf headers, {@link #LEAF_HEADER_INTS} ints per leaf: count, next, previous, max version. */
+    /** Leaf headers, {@link #LEAF_HEADER_INTS} ints per leaf: count and own prefix length, next, previous, max version. */
     int[][] lHdr = new int[0][];
     private int leafHighWater;
     private int leafFree = NIL;
@@ -91,6 +99,9 @@ final class NodeStore {
     NodeStore(int nodeBytes, int keyBlockBytes, long budgetBytes, Reservation reservation) {
         this.nodeBytes = nodeBytes;
         this.leafCap = (nodeBytes - LEAF_HEADER_BYTES) / LEAF_SLOT_BYTES;
+        if (leafCap > COUNT_MASK) {
+            throw new IllegalArgumentException("nodeBytes " + nodeBytes + " holds more leaf entries than a header counts");
+        }
         this.innerCap = (nodeBytes - INNER_HEADER_BYTES) / INNER_SLOT_BYTES;
         this.maxLeaves = (int) Math.min(Integer.MAX_VALUE - CHUNK_NODES, budgetBytes / nodeBytes);
         this.maxInners = maxLeaves;
@@ -283,11 +294,26 @@ final class NodeStore {
     // ---- leaf headers ----
 
     int leafCount(int h) {
-        return lHdr[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
+        return (lHdr[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK);
     }
 
+    /** Sets leaf {@code h}'s entry count; an empty leaf has no prefix of its own ({@link LeafPrefixes}). */
     void setLeafCount(int h, int n) {
-        lHdr[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] = n;
+        int[] hdr = lHdr[h >>> CHUNK_SHIFT];
+        int at = (h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT;
+        hdr[at] = n == 0 ? 0 : (hdr[at] & ~COUNT_MASK) | n;
+    }
+
+    /** Leaf {@code h}'s own prefix length ({@link LeafPrefixes}; 0: the tree's). */
+    int leafSkip(int h) {
+        return lHdr[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] >>> SKIP_SHIFT;
+    }
+
+    /** Sets leaf {@code h}'s own prefix length, at most {@link #MAX_LEAF_SKIP} (0: the tree's). */
+    void setLeafSkip(int h, int skip) {
+        int[] hdr = lHdr[h >>> CHUNK_SHIFT];
+        int at = (h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT;
+        hdr[at] = (hdr[at] & COUNT_MASK) | skip << SKIP_SHIFT;
     }
 
     int leafNext(int h) {
@@ -310,7 +336,7 @@ final class NodeStore {
     int maxOfLeaf(int h) {
         int c = h >>> CHUNK_SHIFT;
         int base = (h & CHUNK_MASK) * leafCap;
-        int n = lHdr[c][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
+        int n = lHdr[c][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK;
         int[] lv = lVer[c];
         int m = GAP;
         for (int i = 0; i < n; i++) {

@@ -2,10 +2,12 @@ package org.fdbresolver.tree;
 
 import static org.fdbresolver.tree.NodeStore.CHUNK_MASK;
 import static org.fdbresolver.tree.NodeStore.CHUNK_SHIFT;
+import static org.fdbresolver.tree.NodeStore.COUNT_MASK;
 import static org.fdbresolver.tree.NodeStore.GAP;
 import static org.fdbresolver.tree.NodeStore.H_COUNT;
 import static org.fdbresolver.tree.NodeStore.LEAF_HEADER_INTS;
 import static org.fdbresolver.tree.NodeStore.NIL;
+import static org.fdbresolver.tree.NodeStore.SKIP_SHIFT;
 
 import java.util.Arrays;
 
@@ -94,30 +96,32 @@ final class PartitionWriter {
     int[] retained = new int[16];
 
     // ---- scratch ----
-    private final long[] outKey;
-    private final int[] outVer;
-    private final int[] outRef;
+    private final LeafEntries entries;
+    private final LeafEntries.Run run;
     /** Key buffers that grow to the longest key they meet ({@link KeyLayout#fit}), once. */
     private byte[] scratchA = new byte[KeyLayout.INITIAL_KEY_BUFFER];
     private byte[] scratchB = new byte[KeyLayout.INITIAL_KEY_BUFFER];
     private final int[] aheadLo;
     private final int[] aheadHi;
+    private final long[] aheadKey;
+    /** A run's endpoints in its member's encoding, at their indices (a member with a prefix of its own). */
+    private long[] runKey = new long[128];
     private final int ways;
     private long sink;
 
-    PartitionWriter(NodeStore store, KeyLayout layout, TreeSearch search, VersionWindow versions, PartitionedApply batch,
-                    int ways) {
+    PartitionWriter(NodeStore store, KeyLayout layout, TreeSearch search, VersionWindow versions, LeafEntries entries,
+                    PartitionedApply batch, int ways) {
         this.store = store;
         this.layout = layout;
         this.search = search;
         this.versions = versions;
         this.batch = batch;
-        this.outKey = new long[2 * store.leafCap + 2];
-        this.outVer = new int[2 * store.leafCap + 2];
-        this.outRef = new int[2 * store.leafCap + 2];
+        this.entries = entries;
+        this.run = new LeafEntries.Run(store.leafCap);
         this.ways = ways;
         this.aheadLo = new int[Math.max(1, ways)];
         this.aheadHi = new int[Math.max(1, ways)];
+        this.aheadKey = new long[Math.max(1, ways)];
     }
 
     /**
@@ -330,20 +334,23 @@ final class PartitionWriter {
         int base = (leaf & CHUNK_MASK) * s.leafCap;
         int[] hdr = s.lHdr[c];
         int h = (leaf & CHUNK_MASK) * LEAF_HEADER_INTS;
-        int n = hdr[h + H_COUNT];
+        int n = hdr[h + H_COUNT] & COUNT_MASK;
         long[] lk = s.lKey[c];
         int[] lv = s.lVer[c];
         int[] lr = s.lRef[c];
         byte[] keys = pa.keys;
-        long[] ek = pa.endpointKey;
         int[] eo = pa.endpointOff;
         int[] el = pa.endpointLen;
-        long[] ok = outKey;
-        int[] ov = outVer;
-        int[] or = outRef;
+        // The run in the member's encoding (its first begin and last end admitted to the member's own prefix).
+        int skip = kl.leaf.admitRun(leaf, keys, eo[2 * i], el[2 * i], eo[2 * j - 1], el[2 * j - 1]);
+        long[] ek = skip == kl.skip() ? pa.endpointKey : encodeRun(i, j, skip);
+        LeafEntries.Run out = run;
+        long[] ok = out.key;
+        int[] ov = out.ver;
+        int[] or = out.ref;
         int expired = versions.expiredBelow;
         int version = v;
-        int first = search.leafSearch(leaf, ek[2 * i], keys, eo[2 * i], el[2 * i], false);
+        int first = search.leafSearchAt(leaf, skip, ek[2 * i], keys, eo[2 * i], el[2 * i], false);
         int src = base + first;
         int end = base + n;
         int o = 0;
@@ -356,7 +363,7 @@ final class PartitionWriter {
             int eLen = el[2 * x + 1];
             while (src < end) {
                 long p = lk[src];
-                if ((bp != p ? (bp < p ? -1 : 1) : kl.tail(keys, bOff, bLen, lr[src])) <= 0) {
+                if ((bp != p ? (bp < p ? -1 : 1) : kl.tailAt(skip, keys, bOff, bLen, lr[src])) <= 0) {
                     break;
                 }
                 ok[o] = p;
@@ -368,7 +375,7 @@ final class PartitionWriter {
             int bRef = NIL;
             boolean removed = false;
             int lastRemoved = 0;
-            if (src < end && lk[src] == bp && kl.tail(keys, bOff, bLen, lr[src]) == 0) {
+            if (src < end && lk[src] == bp && kl.tailAt(skip, keys, bOff, bLen, lr[src]) == 0) {
                 bRef = lr[src];
                 lastRemoved = lv[src];
                 removed = true;
@@ -377,7 +384,7 @@ final class PartitionWriter {
             int cmpE = 1;
             while (src < end) {
                 long p = lk[src];
-                cmpE = ep != p ? (ep < p ? -1 : 1) : kl.tail(keys, eOff, eLen, lr[src]);
+                cmpE = ep != p ? (ep < p ? -1 : 1) : kl.tailAt(skip, keys, eOff, eLen, lr[src]);
                 if (cmpE <= 0) {
                     break;
                 }
@@ -407,26 +414,11 @@ final class PartitionWriter {
                 o++;
             }
         }
-        int tail = end - src;
-        int total = first + o + tail;
-        if (total <= s.leafCap) {
-            int dst = base + first + o;
-            if (dst != src) {
-                System.arraycopy(lk, src, lk, dst, tail);
-                System.arraycopy(lv, src, lv, dst, tail);
-                System.arraycopy(lr, src, lr, dst, tail);
-            }
-            System.arraycopy(ok, 0, lk, base + first, o);
-            System.arraycopy(ov, 0, lv, base + first, o);
-            System.arraycopy(or, 0, lr, base + first, o);
-            hdr[h + H_COUNT] = total;
+        if (entries.writeBack(leaf, first, out, o, src - base)) {
             raiseLeafMax(leaf, version);
             return;
         }
-        System.arraycopy(lk, src, ok, o, tail);
-        System.arraycopy(lv, src, ov, o, tail);
-        System.arraycopy(lr, src, or, o, tail);
-        overflow(k, first, o + tail);
+        overflow(k, first, o + (end - src));
     }
 
     /**
@@ -443,57 +435,17 @@ final class PartitionWriter {
             int rn = s.leafCount(right);
             int move = (cap - rn) / 2;
             if (move >= Math.max(2, cap / 16) && total - move <= cap) {
-                int rc = right >>> CHUNK_SHIFT;
-                int rb = (right & CHUNK_MASK) * cap;
-                System.arraycopy(s.lKey[rc], rb, s.lKey[rc], rb + move, rn);
-                System.arraycopy(s.lVer[rc], rb, s.lVer[rc], rb + move, rn);
-                System.arraycopy(s.lRef[rc], rb, s.lRef[rc], rb + move, rn);
-                distribute(leaf, first, total - move, total, right);
-                s.setLeafCount(leaf, total - move);
-                s.setLeafCount(right, rn + move);
-                s.setLeafMax(leaf, s.maxOfLeaf(leaf));
-                s.setLeafMax(right, s.maxOfLeaf(right));
+                entries.spillToSibling(leaf, first, run, outLen, right, move);
                 separatorBetween(leaf, right);
                 neighbourTook(k, sepKey, sepRef);
                 return;
             }
         }
         right = s.allocLeafConcurrently();
-        int keep = total / 2;
-        distribute(leaf, first, keep, total, right);
-        s.setLeafCount(leaf, keep);
-        s.setLeafCount(right, total - keep);
+        entries.spillToNew(leaf, first, run, outLen, right);
         s.linkAfter(leaf, right);
-        s.setLeafMax(leaf, s.maxOfLeaf(leaf));
-        s.setLeafMax(right, s.maxOfLeaf(right));
         separatorBetween(leaf, right);
         splitAdded(k, right, sepKey, sepRef);
-    }
-
-    /** As {@link BatchWriter}'s: the leaf keeps positions {@code [0, keep)}, {@code right} gets the rest from slot 0. */
-    private void distribute(int leaf, int first, int keep, int total, int right) {
-        NodeStore s = store;
-        int cap = s.leafCap;
-        int lc = leaf >>> CHUNK_SHIFT;
-        int lb = (leaf & CHUNK_MASK) * cap;
-        int rc = right >>> CHUNK_SHIFT;
-        int rb = (right & CHUNK_MASK) * cap;
-        if (keep < first) {
-            int fromLeaf = first - keep;
-            System.arraycopy(s.lKey[lc], lb + keep, s.lKey[rc], rb, fromLeaf);
-            System.arraycopy(s.lVer[lc], lb + keep, s.lVer[rc], rb, fromLeaf);
-            System.arraycopy(s.lRef[lc], lb + keep, s.lRef[rc], rb, fromLeaf);
-            System.arraycopy(outKey, 0, s.lKey[rc], rb + fromLeaf, total - first);
-            System.arraycopy(outVer, 0, s.lVer[rc], rb + fromLeaf, total - first);
-            System.arraycopy(outRef, 0, s.lRef[rc], rb + fromLeaf, total - first);
-            return;
-        }
-        System.arraycopy(outKey, keep - first, s.lKey[rc], rb, total - keep);
-        System.arraycopy(outVer, keep - first, s.lVer[rc], rb, total - keep);
-        System.arraycopy(outRef, keep - first, s.lRef[rc], rb, total - keep);
-        System.arraycopy(outKey, 0, s.lKey[lc], lb + first, keep - first);
-        System.arraycopy(outVer, 0, s.lVer[lc], lb + first, keep - first);
-        System.arraycopy(outRef, 0, s.lRef[lc], lb + first, keep - first);
     }
 
     // ---- one write that reaches past its member ----
@@ -559,14 +511,30 @@ final class PartitionWriter {
         cursor = ke;
     }
 
+    /** The endpoints of writes {@code [i, j)} re-encoded for a leaf that skips {@code skip} bytes, at their indices. */
+    private long[] encodeRun(int i, int j, int skip) {
+        if (runKey.length < 2 * j) {
+            runKey = new long[Math.max(2 * j, 2 * runKey.length)];
+        }
+        long[] rk = runKey;
+        PartitionedApply pa = batch;
+        byte[] keys = pa.keys;
+        int[] eo = pa.endpointOff;
+        int[] el = pa.endpointLen;
+        for (int x = 2 * i; x < 2 * j; x++) {
+            rk[x] = KeyRefs.prefix(keys, eo[x] + skip, el[x] - skip);
+        }
+        return rk;
+    }
+
     /** Whether slot {@code i} of {@code leaf} holds exactly endpoint {@code x}'s key. */
     private boolean isAt(int leaf, int i, int x) {
         NodeStore s = store;
         int c = leaf >>> CHUNK_SHIFT;
         int at = (leaf & CHUNK_MASK) * s.leafCap + i;
         PartitionedApply pa = batch;
-        return i < s.leafCount(leaf) && s.lKey[c][at] == pa.endpointKey[x]
-                && layout.tail(pa.keys, pa.endpointOff[x], pa.endpointLen[x], s.lRef[c][at]) == 0;
+        return i < s.leafCount(leaf)
+                && layout.leaf.compare(leaf, i, pa.endpointKey[x], pa.keys, pa.endpointOff[x], pa.endpointLen[x]) == 0;
     }
 
     /**
@@ -583,19 +551,8 @@ final class PartitionWriter {
             int mid;
             if (!shiftRight(k)) {
                 int right = s.allocLeafConcurrently();
-                int lc = leaf >>> CHUNK_SHIFT;
-                int rc = right >>> CHUNK_SHIFT;
-                int lb = (leaf & CHUNK_MASK) * cap;
-                int rb = (right & CHUNK_MASK) * cap;
-                int half = n / 2;
-                System.arraycopy(s.lKey[lc], lb + half, s.lKey[rc], rb, n - half);
-                System.arraycopy(s.lVer[lc], lb + half, s.lVer[rc], rb, n - half);
-                System.arraycopy(s.lRef[lc], lb + half, s.lRef[rc], rb, n - half);
-                s.setLeafCount(leaf, half);
-                s.setLeafCount(right, n - half);
+                entries.split(leaf, right);
                 s.linkAfter(leaf, right);
-                s.setLeafMax(leaf, s.maxOfLeaf(leaf));
-                s.setLeafMax(right, s.maxOfLeaf(right));
                 separatorBetween(leaf, right);
                 splitAdded(k, right, sepKey, sepRef);
             }
@@ -607,18 +564,9 @@ final class PartitionWriter {
                 i -= mid;
                 leaf = chainLeaf[k];
             }
-            n = s.leafCount(leaf);
         }
-        int c = leaf >>> CHUNK_SHIFT;
-        int base = (leaf & CHUNK_MASK) * cap;
-        int move = n - i;
-        System.arraycopy(s.lKey[c], base + i, s.lKey[c], base + i + 1, move);
-        System.arraycopy(s.lVer[c], base + i, s.lVer[c], base + i + 1, move);
-        System.arraycopy(s.lRef[c], base + i, s.lRef[c], base + i + 1, move);
-        s.lKey[c][base + i] = batch.endpointKey[x];
-        s.lVer[c][base + i] = ver;
-        s.lRef[c][base + i] = ref;
-        s.setLeafCount(leaf, n + 1);
+        PartitionedApply pa = batch;
+        entries.insert(leaf, i, layout.leaf.admit(leaf, pa.endpointKey[x], pa.keys, pa.endpointOff[x], pa.endpointLen[x]), ver, ref);
         return (long) k << 32 | i;
     }
 
@@ -636,21 +584,7 @@ final class PartitionWriter {
             return false;
         }
         int leaf = chainLeaf[k];
-        int lc = leaf >>> CHUNK_SHIFT;
-        int lb = (leaf & CHUNK_MASK) * cap;
-        int rc = right >>> CHUNK_SHIFT;
-        int rb = (right & CHUNK_MASK) * cap;
-        int n = s.leafCount(leaf);
-        System.arraycopy(s.lKey[rc], rb, s.lKey[rc], rb + move, rn);
-        System.arraycopy(s.lVer[rc], rb, s.lVer[rc], rb + move, rn);
-        System.arraycopy(s.lRef[rc], rb, s.lRef[rc], rb + move, rn);
-        System.arraycopy(s.lKey[lc], lb + n - move, s.lKey[rc], rb, move);
-        System.arraycopy(s.lVer[lc], lb + n - move, s.lVer[rc], rb, move);
-        System.arraycopy(s.lRef[lc], lb + n - move, s.lRef[rc], rb, move);
-        s.setLeafCount(leaf, n - move);
-        s.setLeafCount(right, rn + move);
-        s.setLeafMax(leaf, s.maxOfLeaf(leaf));
-        s.setLeafMax(right, s.maxOfLeaf(right));
+        entries.moveTail(leaf, right, move);
         separatorBetween(leaf, right);
         neighbourTook(k, sepKey, sepRef);
         return true;
@@ -667,25 +601,29 @@ final class PartitionWriter {
         while (true) {
             int c = leaf >>> CHUNK_SHIFT;
             int base = (leaf & CHUNK_MASK) * s.leafCap;
-            int n = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
+            int n = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK;
             long[] lk = s.lKey[c];
             int[] lr = s.lRef[c];
+            // The end in this leaf's encoding (a sentinel length when it lacks the leaf's own prefix).
+            int skip = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] >>> SKIP_SHIFT;
+            long lp = ep;
+            int ll = len;
+            if (skip == 0) {
+                skip = layout.skip();
+            } else if (n > 0) {
+                ll = layout.leaf.localLength(leaf, skip, key, off, len);
+                lp = LeafPrefixes.localInline(key, off, ll, skip);
+            }
             int j = i;
             while (j < n) {
                 long p = lk[base + j];
-                if (p > ep || (p == ep && layout.tail(key, off, len, lr[base + j]) <= 0)) {
+                if (p > lp || (p == lp && layout.tailAt(skip, key, off, ll, lr[base + j]) <= 0)) {
                     break;
                 }
                 release(lr[base + j]);
                 j++;
             }
-            if (j > i) {
-                int move = n - j;
-                System.arraycopy(lk, base + j, lk, base + i, move);
-                System.arraycopy(s.lVer[c], base + j, s.lVer[c], base + i, move);
-                System.arraycopy(lr, base + j, lr, base + i, move);
-                s.setLeafCount(leaf, n - (j - i));
-            }
+            entries.remove(leaf, i, j);
             if (j < n || leaf == last) {
                 return;
             }
@@ -745,7 +683,8 @@ final class PartitionWriter {
             sepKey = layout.inlineOf(scratchB, 0, sepLen);
             sepRef = KeyRefs.inline(sepLen);
         } else {
-            sepKey = s.lKey[rc][first];
+            // In the tree's encoding (the leaf's long may skip a prefix of its own).
+            sepKey = layout.inlineOf(scratchB, 0, firstLen);
             sepRef = s.lRef[rc][first];
             retain(sepRef);
         }
@@ -815,7 +754,7 @@ final class PartitionWriter {
         long t = 0;
         for (int x = from; x < to; x++) {
             int leaf = el[2 * x];
-            t += s.lHdr[leaf >>> CHUNK_SHIFT][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
+            t += s.lHdr[leaf >>> CHUNK_SHIFT][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK;
             int parent = pa.endpointParent[2 * x];
             int at = (parent & CHUNK_MASK) * innerCap + pa.endpointSlot[2 * x];
             t += s.iKey[parent >>> CHUNK_SHIFT][at];
@@ -824,15 +763,23 @@ final class PartitionWriter {
         for (int x = from; x < to; x++) {
             int leaf = el[2 * x];
             int c = leaf >>> CHUNK_SHIFT;
-            int n = Math.min(leafCap, s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT]);
+            int n = Math.min(leafCap, (s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK));
             aheadLo[x - from] = 0;
             aheadHi[x - from] = n;
+            aheadKey[x - from] = pa.endpointKey[2 * x];
             if (n > 0) {
                 searching++;
                 t += s.lKey[c][(leaf & CHUNK_MASK) * leafCap + ((n - 1) >>> 1)];
+                int skip = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] >>> SKIP_SHIFT;
+                if (skip != 0) {
+                    // As BatchWriter's: the anchor, and the begin in the leaf's encoding (unchecked: a hint).
+                    int unit = s.lRef[c][(leaf & CHUNK_MASK) * leafCap] >>> 1;
+                    t += s.arena.block(unit)[s.arena.offset(unit)];
+                    int len = pa.endpointLen[2 * x];
+                    aheadKey[x - from] = len >= skip ? KeyRefs.prefix(pa.keys, pa.endpointOff[2 * x] + skip, len - skip) : Long.MIN_VALUE;
+                }
             }
         }
-        long[] ek = pa.endpointKey;
         while (searching > 0) {
             for (int x = from; x < to; x++) {
                 int lo = aheadLo[x - from];
@@ -845,7 +792,7 @@ final class PartitionWriter {
                 int base = (leaf & CHUNK_MASK) * leafCap;
                 long[] lk = s.lKey[c];
                 int mid = (lo + hi) >>> 1;
-                boolean below = lk[base + mid] < ek[2 * x];
+                boolean below = lk[base + mid] < aheadKey[x - from];
                 lo = below ? mid + 1 : lo;
                 hi = below ? hi : mid;
                 aheadLo[x - from] = lo;

@@ -80,8 +80,8 @@ final class PartitionedApply implements BatchWorkers.Task {
     long splitsInstalled;
     long siblingsUpdated;
 
-    PartitionedApply(NodeStore store, KeyLayout layout, TreeSearch search, VersionWindow versions, MemoryBudget budget,
-                     BatchWorkers workers, int writesPerPart, int ways) {
+    PartitionedApply(NodeStore store, KeyLayout layout, TreeSearch search, VersionWindow versions, LeafEntries entries,
+                     MemoryBudget budget, BatchWorkers workers, int writesPerPart, int ways) {
         this.store = store;
         this.layout = layout;
         this.versions = versions;
@@ -93,7 +93,7 @@ final class PartitionedApply implements BatchWorkers.Task {
         this.parts = new PartitionWriter[n];
         this.routers = new BatchRouter[n];
         for (int i = 0; i < n; i++) {
-            parts[i] = new PartitionWriter(store, layout, search, versions, this, ways);
+            parts[i] = new PartitionWriter(store, layout, search, versions, entries, this, ways);
             routers[i] = new BatchRouter(store, layout);
         }
     }

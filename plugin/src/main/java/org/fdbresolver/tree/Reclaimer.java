@@ -26,6 +26,7 @@ final class Reclaimer {
     private final KeyLayout layout;
     private final TreeSearch search;
     private final VersionWindow versions;
+    private final LeafEntries entries;
     /** Where the next sweep resumes: the last key of the last leaf swept (length -1: from the start). */
     byte[] cursorKey = new byte[KeyLayout.INITIAL_KEY_BUFFER];
     int cursorLen = -1;
@@ -62,11 +63,12 @@ final class Reclaimer {
     long censusEntries;
     long censusBytes;
 
-    Reclaimer(NodeStore store, KeyLayout layout, TreeSearch search, VersionWindow versions) {
+    Reclaimer(NodeStore store, KeyLayout layout, TreeSearch search, VersionWindow versions, LeafEntries entries) {
         this.store = store;
         this.layout = layout;
         this.search = search;
         this.versions = versions;
+        this.entries = entries;
     }
 
     /** The next sweep starts from the first key (and a new pass, whose census starts afresh). */
@@ -263,7 +265,7 @@ final class Reclaimer {
         int base = (leaf & CHUNK_MASK) * s.leafCap;
         cursorKey = layout.fit(cursorKey, s.lRef[c][base]);
         cursorLen = layout.materialize(s.lKey[c][base], s.lRef[c][base], cursorKey);
-        cursorPrefix = s.lKey[c][base];
+        cursorPrefix = layout.inlineOf(cursorKey, 0, cursorLen);
     }
 
     /** Remembers the last key of {@code leaf} as where the next sweep resumes. */
@@ -275,7 +277,7 @@ final class Reclaimer {
         if (n > 0) {
             cursorKey = layout.fit(cursorKey, s.lRef[c][base + n - 1]);
             cursorLen = layout.materialize(s.lKey[c][base + n - 1], s.lRef[c][base + n - 1], cursorKey);
-            cursorPrefix = s.lKey[c][base + n - 1];
+            cursorPrefix = layout.inlineOf(cursorKey, 0, cursorLen);
         }
     }
 
@@ -284,20 +286,9 @@ final class Reclaimer {
         return sweepLeaves.compact(store, leaf, versions.expiredBelow);
     }
 
+    /** Appends leaf {@code right}'s entries to its left sibling {@code left}, which has room; right is left empty. */
     void mergeLeafInto(int left, int right) {
-        NodeStore s = store;
-        int lc = left >>> CHUNK_SHIFT;
-        int rc = right >>> CHUNK_SHIFT;
-        int lb = (left & CHUNK_MASK) * s.leafCap;
-        int rb = (right & CHUNK_MASK) * s.leafCap;
-        int ln = s.leafCount(left);
-        int rn = s.leafCount(right);
-        System.arraycopy(s.lKey[rc], rb, s.lKey[lc], lb + ln, rn);
-        System.arraycopy(s.lVer[rc], rb, s.lVer[lc], lb + ln, rn);
-        System.arraycopy(s.lRef[rc], rb, s.lRef[lc], lb + ln, rn);
-        s.setLeafCount(left, ln + rn);
-        s.setLeafCount(right, 0);
-        s.setLeafMax(left, Math.max(s.leafMax(left), s.leafMax(right)));
+        entries.append(left, right);
     }
 
     /**

@@ -2,10 +2,12 @@ package org.fdbresolver.tree;
 
 import static org.fdbresolver.tree.NodeStore.CHUNK_MASK;
 import static org.fdbresolver.tree.NodeStore.CHUNK_SHIFT;
+import static org.fdbresolver.tree.NodeStore.COUNT_MASK;
 import static org.fdbresolver.tree.NodeStore.H_COUNT;
 import static org.fdbresolver.tree.NodeStore.H_MAX;
 import static org.fdbresolver.tree.NodeStore.LEAF_HEADER_INTS;
 import static org.fdbresolver.tree.NodeStore.MAX_HEIGHT;
+import static org.fdbresolver.tree.NodeStore.SKIP_SHIFT;
 
 import java.util.Arrays;
 
@@ -70,18 +72,26 @@ final class SingleReadPath {
         int base = (leaf & CHUNK_MASK) * st.leafCap;
         int[] hdr = st.lHdr[c];
         int h = (leaf & CHUNK_MASK) * LEAF_HEADER_INTS;
-        int n = hdr[h + H_COUNT];
+        int n = hdr[h + H_COUNT] & COUNT_MASK;
         boolean leafIsOld = hdr[h + H_MAX] <= s;
+        // The begin in the leaf's encoding (LeafPrefixes).
+        int skip = hdr[h + H_COUNT] >>> SKIP_SHIFT;
+        if (skip == 0) {
+            skip = layout.skip();
+        } else if (bLen >= 0) {
+            bLen = layout.leaf.localLength(leaf, skip, keys, bOff, bLen);
+            bp = LeafPrefixes.localInline(keys, bOff, bLen, skip);
+        }
         if (leafIsOld && n > 0) {
             // Nothing in this leaf is newer than the snapshot: if the interval holding begin starts in
             // this leaf (its first key is at or below begin), no binary search is needed.
             long p = st.lKey[c][base];
-            int cf = bp != p ? (bp < p ? -1 : 1) : layout.tail(keys, bOff, bLen, st.lRef[c][base]);
+            int cf = bp != p ? (bp < p ? -1 : 1) : layout.tailAt(skip, keys, bOff, bLen, st.lRef[c][base]);
             if (cf < 0 && search.lastVersionFrom(st.leafPrev(leaf)) > s) {
                 return true;
             }
         } else {
-            int i = search.leafSearch(leaf, bp, keys, bOff, bLen, true);
+            int i = search.leafSearchAt(leaf, skip, bp, keys, bOff, bLen, true);
             // The interval holding begin.
             int predVer = i > 0 ? st.lVer[c][base + i - 1] : search.lastVersionFrom(st.leafPrev(leaf));
             if (predVer > s) {
@@ -141,19 +151,31 @@ final class SingleReadPath {
 
     /**
      * Scans {@code leaf} from slot {@code i}: 1 if an entry below end is newer than the snapshot, 0 if an
-     * entry at or above end comes first, -1 if the leaf ends first.
+     * entry at or above end comes first, -1 if the leaf ends first. The end in the tree's encoding.
      */
     int scanLeaf(int leaf, int i, int s, long ep, byte[] keys, int eOff, int eLen) {
         NodeStore st = store;
         int c = leaf >>> CHUNK_SHIFT;
         int base = (leaf & CHUNK_MASK) * st.leafCap;
-        int n = st.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
+        int[] hdr = st.lHdr[c];
+        int n = hdr[(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK;
+        if (i >= n) {
+            return -1;
+        }
+        // The end in the leaf's encoding (LeafPrefixes).
+        int skip = hdr[(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] >>> SKIP_SHIFT;
+        if (skip == 0) {
+            skip = layout.skip();
+        } else if (eLen >= 0) {
+            eLen = layout.leaf.localLength(leaf, skip, keys, eOff, eLen);
+            ep = LeafPrefixes.localInline(keys, eOff, eLen, skip);
+        }
         long[] lk = st.lKey[c];
         int[] lv = st.lVer[c];
         int[] lr = st.lRef[c];
         for (int j = base + i, end = base + n; j < end; j++) {
             long p = lk[j];
-            if (p > ep || (p == ep && layout.tail(keys, eOff, eLen, lr[j]) <= 0)) {
+            if (p > ep || (p == ep && layout.tailAt(skip, keys, eOff, eLen, lr[j]) <= 0)) {
                 return 0;
             }
             if (lv[j] > s) {

@@ -49,7 +49,7 @@ final class TreeInvariants {
             int c = leaf >>> CHUNK_SHIFT;
             int b = (leaf & CHUNK_MASK) * s.leafCap;
             for (int j = 0; j < s.leafCount(leaf); j++) {
-                byte[] k = keyOf(s.lKey[c][b + j], s.lRef[c][b + j]);
+                byte[] k = leafKey(leaf, j);
                 if (last != null && Arrays.compareUnsigned(last, k) >= 0) {
                     throw new AssertionError("leaf keys not strictly increasing at leaf " + leaf + " slot " + j);
                 }
@@ -111,13 +111,24 @@ final class TreeInvariants {
         }
     }
 
+    /** The key at {@code slot} of {@code leaf}, checked against the leaf's encoding. */
+    private byte[] leafKey(int leaf, int slot) {
+        NodeStore s = store;
+        int at = (leaf & CHUNK_MASK) * s.leafCap + slot;
+        return keyOf(s.lKey[leaf >>> CHUNK_SHIFT][at], s.lRef[leaf >>> CHUNK_SHIFT][at], layout.leaf.skipOf(leaf));
+    }
+
     private byte[] keyOf(long prefix, int ref) {
+        return keyOf(prefix, ref, layout.skip());
+    }
+
+    private byte[] keyOf(long prefix, int ref, int nodeSkip) {
         scratch = layout.fit(scratch, ref);
         int len = layout.materialize(prefix, ref, scratch);
         byte[] k = Arrays.copyOf(scratch, len);
-        if (!layout.encodedCorrectly(k, prefix)) {
+        if (!layout.encodedCorrectly(k, prefix, nodeSkip)) {
             throw new AssertionError("key " + Arrays.toString(k) + " lacks the shared prefix of " + layout.skip()
-                    + " bytes or its inline long does not match its bytes");
+                    + " bytes or its inline long (after " + nodeSkip + " bytes) does not match its bytes");
         }
         // One encoding per key: inline exactly when it fits, except k sharing the chunk of k\0.
         if (ref < 0 ? !KeyRefs.fitsInline(k, 0, len) : (ref & 1) == 0 && KeyRefs.fitsInline(k, 0, len)) {
@@ -137,8 +148,12 @@ final class TreeInvariants {
             if (lm > maxBound) {
                 throw new AssertionError("leaf " + h + " max " + lm + " above its parent's bound " + maxBound);
             }
+            String encoding = layout.leaf.violation(h);
+            if (encoding != null) {
+                throw new AssertionError(encoding);
+            }
             for (int j = 0, n = s.leafCount(h); j < n; j++) {
-                byte[] k = keyOf(s.lKey[c][b + j], s.lRef[c][b + j]);
+                byte[] k = leafKey(h, j);
                 if (lo != null && Arrays.compareUnsigned(k, lo) < 0 || hi != null && Arrays.compareUnsigned(k, hi) >= 0) {
                     throw new AssertionError("leaf " + h + " key outside its separators");
                 }
@@ -185,7 +200,7 @@ final class TreeInvariants {
             int b = (leaf & CHUNK_MASK) * s.leafCap;
             for (int j = 0; j < s.leafCount(leaf); j++) {
                 int v = s.lVer[c][b + j];
-                out.add(new AbstractMap.SimpleEntry<>(keyOf(s.lKey[c][b + j], s.lRef[c][b + j]),
+                out.add(new AbstractMap.SimpleEntry<>(leafKey(leaf, j),
                         v == GAP || v < versions.expiredBelow ? null : versions.base + v));
             }
         }

@@ -2,10 +2,12 @@ package org.fdbresolver.tree;
 
 import static org.fdbresolver.tree.NodeStore.CHUNK_MASK;
 import static org.fdbresolver.tree.NodeStore.CHUNK_SHIFT;
+import static org.fdbresolver.tree.NodeStore.COUNT_MASK;
 import static org.fdbresolver.tree.NodeStore.GAP;
 import static org.fdbresolver.tree.NodeStore.H_COUNT;
 import static org.fdbresolver.tree.NodeStore.LEAF_HEADER_INTS;
 import static org.fdbresolver.tree.NodeStore.NIL;
+import static org.fdbresolver.tree.NodeStore.SKIP_SHIFT;
 
 /**
  * Searches shared by the read paths, the writer and the sweeper: the child slot of an inner node that
@@ -50,20 +52,39 @@ final class TreeSearch {
         return first - 1;
     }
 
-    /** In leaf {@code h}: the first slot whose key is {@code >= key} ({@code strict == false}) or {@code > key}. */
+    /**
+     * In leaf {@code h}: the first slot whose key is {@code >= key} ({@code strict == false}) or {@code > key}; the key
+     * in the tree's encoding (re-encoded here for a leaf with a prefix of its own, {@link LeafPrefixes}).
+     */
     int leafSearch(int h, long kp, byte[] key, int off, int len, boolean strict) {
+        NodeStore s = store;
+        int skip = s.lHdr[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] >>> SKIP_SHIFT;
+        if (skip == 0) {
+            skip = layout.skip();
+        } else if (len >= 0) {
+            len = layout.leaf.localLength(h, skip, key, off, len);
+            kp = LeafPrefixes.localInline(key, off, len, skip);
+        }
+        return leafSearchAt(h, skip, kp, key, off, len, strict);
+    }
+
+    /**
+     * {@link #leafSearch} with the key already in leaf {@code h}'s encoding: inline long {@code kp} of the bytes after
+     * {@code skip} (the leaf's, {@link LeafPrefixes#skipOf}), search length {@code len}.
+     */
+    int leafSearchAt(int h, int skip, long kp, byte[] key, int off, int len, boolean strict) {
         NodeStore s = store;
         long[] keys = s.lKey[h >>> CHUNK_SHIFT];
         int[] refs = s.lRef[h >>> CHUNK_SHIFT];
         int base = (h & CHUNK_MASK) * s.leafCap;
         // Branch-free steps, as in childSlot.
         int first = 0;
-        int n = s.lHdr[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
+        int n = s.lHdr[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK;
         while (n > 0) {
             int half = n >>> 1;
             int mid = first + half;
             long p = keys[base + mid];
-            boolean below = kp > p || kp == p && belowOnTie(p, key, off, len, refs[base + mid], strict);
+            boolean below = kp > p || kp == p && belowOnTie(skip, key, off, len, refs[base + mid], strict);
             first = below ? mid + 1 : first;
             n = below ? n - half - 1 : half;
         }
@@ -71,8 +92,8 @@ final class TreeSearch {
     }
 
     /** With equal inline longs: whether the stored key is below the search key ({@code strict}: or equal). */
-    private boolean belowOnTie(long p, byte[] key, int off, int len, int ref, boolean strict) {
-        int c = layout.tail(key, off, len, ref);
+    private boolean belowOnTie(int skip, byte[] key, int off, int len, int ref, boolean strict) {
+        int c = layout.tailAt(skip, key, off, len, ref);
         return c > 0 || strict && c == 0;
     }
 

@@ -2,6 +2,7 @@ package org.fdbresolver.tree;
 
 import static org.fdbresolver.tree.NodeStore.CHUNK_MASK;
 import static org.fdbresolver.tree.NodeStore.CHUNK_SHIFT;
+import static org.fdbresolver.tree.NodeStore.COUNT_MASK;
 import static org.fdbresolver.tree.NodeStore.GAP;
 import static org.fdbresolver.tree.NodeStore.H_COUNT;
 import static org.fdbresolver.tree.NodeStore.H_MAX;
@@ -9,6 +10,7 @@ import static org.fdbresolver.tree.NodeStore.H_PREV;
 import static org.fdbresolver.tree.NodeStore.LEAF_HEADER_INTS;
 import static org.fdbresolver.tree.NodeStore.MAX_HEIGHT;
 import static org.fdbresolver.tree.NodeStore.NIL;
+import static org.fdbresolver.tree.NodeStore.SKIP_SHIFT;
 
 import java.util.Arrays;
 
@@ -29,6 +31,7 @@ final class TreeWriter {
     private final KeyLayout layout;
     private final TreeSearch search;
     private final VersionWindow versions;
+    private final LeafEntries entries;
     /** The last descent's path: inner node and slot per level, root first. */
     final int[] pathNode = new int[MAX_HEIGHT];
     final int[] pathIdx = new int[MAX_HEIGHT];
@@ -38,11 +41,12 @@ final class TreeWriter {
     long sepKeyOut;
     int sepRefOut;
 
-    TreeWriter(NodeStore store, KeyLayout layout, TreeSearch search, VersionWindow versions) {
+    TreeWriter(NodeStore store, KeyLayout layout, TreeSearch search, VersionWindow versions, LeafEntries entries) {
         this.store = store;
         this.layout = layout;
         this.search = search;
         this.versions = versions;
+        this.entries = entries;
     }
 
     /** Records write {@code [b, e)} (non-empty) at relative version {@code v}. */
@@ -68,11 +72,8 @@ final class TreeWriter {
         }
         int leaf = descendForInsert(bp, keys, bOff, bLen);
         int i = search.leafSearch(leaf, bp, keys, bOff, bLen, false);
-        int c = leaf >>> CHUNK_SHIFT;
-        int base = (leaf & CHUNK_MASK) * s.leafCap;
-        int n = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
-        if (i < n && s.lKey[c][base + i] == bp && kl.tail(keys, bOff, bLen, s.lRef[c][base + i]) == 0) {
-            s.lVer[c][base + i] = v;
+        if (i < s.leafCount(leaf) && kl.leaf.compare(leaf, i, bp, keys, bOff, bLen) == 0) {
+            s.lVer[leaf >>> CHUNK_SHIFT][(leaf & CHUNK_MASK) * s.leafCap + i] = v;
         } else {
             if (bRef != NIL) {
                 s.arena.retain(bRef >>> 1);
@@ -101,16 +102,27 @@ final class TreeWriter {
         int base = (leaf & CHUNK_MASK) * s.leafCap;
         int[] hdr = s.lHdr[c];
         int h = (leaf & CHUNK_MASK) * LEAF_HEADER_INTS;
-        int n = hdr[h + H_COUNT];
+        int n = hdr[h + H_COUNT] & COUNT_MASK;
         long[] lk = s.lKey[c];
         int[] lv = s.lVer[c];
         int[] lr = s.lRef[c];
-        int i = search.leafSearch(leaf, bp, keys, bOff, bLen, false);
+        // Both ends in the leaf's encoding; one without the leaf's own prefix takes the general path, which admits it.
+        int skip = hdr[h + H_COUNT] >>> SKIP_SHIFT;
+        if (skip == 0) {
+            skip = kl.skip();
+        } else {
+            if (kl.leaf.localLength(leaf, skip, keys, bOff, bLen) < 0 || kl.leaf.localLength(leaf, skip, keys, eOff, eLen) < 0) {
+                return false;
+            }
+            bp = LeafPrefixes.localInline(keys, bOff, bLen, skip);
+            ep = LeafPrefixes.localInline(keys, eOff, eLen, skip);
+        }
+        int i = search.leafSearchAt(leaf, skip, bp, keys, bOff, bLen, false);
         int j = i;
         int cmpE = 1;
         while (j < n) {
             long p = lk[base + j];
-            cmpE = ep != p ? (ep < p ? -1 : 1) : kl.tail(keys, eOff, eLen, lr[base + j]);
+            cmpE = ep != p ? (ep < p ? -1 : 1) : kl.tailAt(skip, keys, eOff, eLen, lr[base + j]);
             if (cmpE <= 0) {
                 break;
             }
@@ -120,7 +132,7 @@ final class TreeWriter {
             return false;
         }
         boolean exactE = cmpE == 0;
-        boolean exactB = i < j && lk[base + i] == bp && kl.tail(keys, bOff, bLen, lr[base + i]) == 0;
+        boolean exactB = i < j && lk[base + i] == bp && kl.tailAt(skip, keys, bOff, bLen, lr[base + i]) == 0;
         int newCount = i + (exactE ? 1 : 2) + (n - j);
         if (newCount > s.leafCap) {
             return false;
@@ -151,19 +163,13 @@ final class TreeWriter {
         }
         int dst = i + (exactE ? 1 : 2);
         if (dst != j) {
-            System.arraycopy(lk, base + j, lk, base + dst, n - j);
-            System.arraycopy(lv, base + j, lv, base + dst, n - j);
-            System.arraycopy(lr, base + j, lr, base + dst, n - j);
+            entries.shift(leaf, j, dst, n - j);
         }
-        lk[base + i] = bp;
-        lv[base + i] = v;
-        lr[base + i] = bRef;
+        entries.set(leaf, i, bp, v, bRef);
         if (!exactE) {
-            lk[base + i + 1] = ep;
-            lv[base + i + 1] = vE;
-            lr[base + i + 1] = eRef;
+            entries.set(leaf, i + 1, ep, vE, eRef);
         }
-        hdr[h + H_COUNT] = newCount;
+        hdr[h + H_COUNT] = (hdr[h + H_COUNT] & ~COUNT_MASK) | newCount;
         raiseMax(leaf, v);
         return true;
     }
@@ -178,8 +184,8 @@ final class TreeWriter {
         int i = search.leafSearch(leaf, kp, key, off, len, false);
         int c = leaf >>> CHUNK_SHIFT;
         int base = (leaf & CHUNK_MASK) * s.leafCap;
-        int n = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
-        if (i < n && s.lKey[c][base + i] == kp && layout.tail(key, off, len, s.lRef[c][base + i]) == 0) {
+        int n = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK;
+        if (i < n && layout.leaf.compare(leaf, i, kp, key, off, len) == 0) {
             return s.lRef[c][base + i];
         }
         int v = i > 0 ? s.lVer[c][base + i - 1] : search.lastVersionFrom(s.leafPrev(leaf));
@@ -276,13 +282,12 @@ final class TreeWriter {
 
     /**
      * Inserts an entry at slot {@code i} of {@code leaf} (the last descent's leaf), splitting the leaf if
-     * full. Returns {@code leaf << 32 | slot} of where the entry went.
+     * full; the key is given in the tree's encoding ({@code kp}) and admitted to the leaf it goes to
+     * ({@link LeafPrefixes#admit}). Returns {@code leaf << 32 | slot} of where the entry went.
      */
     private long insertEntry(int leaf, int i, long kp, byte[] key, int off, int len, int ref, int v) {
         NodeStore s = store;
-        int c = leaf >>> CHUNK_SHIFT;
-        int n = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
-        if (n == s.leafCap) {
+        if (s.leafCount(leaf) == s.leafCap) {
             // A full leaf first hands entries to its right sibling (fuller leaves, less memory) and
             // splits only when the sibling is nearly full too.
             int height = s.height;
@@ -304,18 +309,8 @@ final class TreeWriter {
                 i -= mid;
                 pathIdx[height - 1]++;
             }
-            c = leaf >>> CHUNK_SHIFT;
-            n = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
         }
-        int base = (leaf & CHUNK_MASK) * s.leafCap;
-        int move = n - i;
-        System.arraycopy(s.lKey[c], base + i, s.lKey[c], base + i + 1, move);
-        System.arraycopy(s.lVer[c], base + i, s.lVer[c], base + i + 1, move);
-        System.arraycopy(s.lRef[c], base + i, s.lRef[c], base + i + 1, move);
-        s.lKey[c][base + i] = kp;
-        s.lVer[c][base + i] = v;
-        s.lRef[c][base + i] = ref;
-        s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] = n + 1;
+        entries.insert(leaf, i, layout.leaf.admit(leaf, kp, key, off, len), v, ref);
         return (long) leaf << 32 | i;
     }
 
@@ -326,24 +321,10 @@ final class TreeWriter {
     private int splitLeaf(int leaf) {
         NodeStore s = store;
         int right = s.allocLeaf();
-        int lc = leaf >>> CHUNK_SHIFT;
-        int rc = right >>> CHUNK_SHIFT;
-        int lb = (leaf & CHUNK_MASK) * s.leafCap;
-        int rb = (right & CHUNK_MASK) * s.leafCap;
-        int n = s.leafCount(leaf);
-        int mid = n / 2;
-        System.arraycopy(s.lKey[lc], lb + mid, s.lKey[rc], rb, n - mid);
-        System.arraycopy(s.lVer[lc], lb + mid, s.lVer[rc], rb, n - mid);
-        System.arraycopy(s.lRef[lc], lb + mid, s.lRef[rc], rb, n - mid);
-        s.setLeafCount(leaf, mid);
-        s.setLeafCount(right, n - mid);
+        entries.split(leaf, right);
         s.linkAfter(leaf, right);
-        int leftMax = s.maxOfLeaf(leaf);
-        int rightMax = s.maxOfLeaf(right);
-        s.setLeafMax(leaf, leftMax);
-        s.setLeafMax(right, rightMax);
         separatorBetween(leaf, right);
-        registerRight(leaf, leftMax, right, rightMax, sepKeyOut, sepRefOut);
+        registerRight(leaf, s.leafMax(leaf), right, s.leafMax(right), sepKeyOut, sepRefOut);
         return right;
     }
 
@@ -386,30 +367,14 @@ final class TreeWriter {
             return NIL;
         }
         int right = s.iChild[pc][pb + slot + 1];
-        int rc = right >>> CHUNK_SHIFT;
-        int rb = (right & CHUNK_MASK) * leafCap;
         int rn = s.leafCount(right);
         int move = (leafCap - rn) / 2;
         if (move < Math.max(2, leafCap / 16)) {
             return NIL;
         }
-        int lc = leaf >>> CHUNK_SHIFT;
-        int lb = (leaf & CHUNK_MASK) * leafCap;
-        int n = s.leafCount(leaf);
-        System.arraycopy(s.lKey[rc], rb, s.lKey[rc], rb + move, rn);
-        System.arraycopy(s.lVer[rc], rb, s.lVer[rc], rb + move, rn);
-        System.arraycopy(s.lRef[rc], rb, s.lRef[rc], rb + move, rn);
-        System.arraycopy(s.lKey[lc], lb + n - move, s.lKey[rc], rb, move);
-        System.arraycopy(s.lVer[lc], lb + n - move, s.lVer[rc], rb, move);
-        System.arraycopy(s.lRef[lc], lb + n - move, s.lRef[rc], rb, move);
-        s.setLeafCount(leaf, n - move);
-        s.setLeafCount(right, rn + move);
-        int leftMax = s.maxOfLeaf(leaf);
-        int rightMax = s.maxOfLeaf(right);
-        s.setLeafMax(leaf, leftMax);
-        s.setLeafMax(right, rightMax);
-        s.iMax[pc][pb + slot] = leftMax;
-        s.iMax[pc][pb + slot + 1] = rightMax;
+        entries.moveTail(leaf, right, move);
+        s.iMax[pc][pb + slot] = s.leafMax(leaf);
+        s.iMax[pc][pb + slot + 1] = s.leafMax(right);
         s.releaseRef(s.iRef[pc][pb + slot + 1]);
         separatorBetween(leaf, right);
         layout.inner.replace(parent, slot + 1, sepKeyOut, sepRefOut);
@@ -439,25 +404,29 @@ final class TreeWriter {
         while (leaf != NIL) {
             int c = leaf >>> CHUNK_SHIFT;
             int base = (leaf & CHUNK_MASK) * s.leafCap;
-            int n = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
+            int n = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK;
             long[] lk = s.lKey[c];
             int[] lr = s.lRef[c];
+            // The end in this leaf's encoding (a sentinel length when it lacks the leaf's own prefix).
+            int skip = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] >>> SKIP_SHIFT;
+            long lp = ep;
+            int ll = len;
+            if (skip == 0) {
+                skip = layout.skip();
+            } else if (n > 0) {
+                ll = layout.leaf.localLength(leaf, skip, key, off, len);
+                lp = LeafPrefixes.localInline(key, off, ll, skip);
+            }
             int j = i;
             while (j < n) {
                 long p = lk[base + j];
-                if (p > ep || (p == ep && layout.tail(key, off, len, lr[base + j]) <= 0)) {
+                if (p > lp || (p == lp && layout.tailAt(skip, key, off, ll, lr[base + j]) <= 0)) {
                     break;
                 }
                 s.releaseRef(lr[base + j]);
                 j++;
             }
-            if (j > i) {
-                int move = n - j;
-                System.arraycopy(lk, base + j, lk, base + i, move);
-                System.arraycopy(s.lVer[c], base + j, s.lVer[c], base + i, move);
-                System.arraycopy(lr, base + j, lr, base + i, move);
-                s.setLeafCount(leaf, n - (j - i));
-            }
+            entries.remove(leaf, i, j);
             if (j < n) {
                 return;
             }

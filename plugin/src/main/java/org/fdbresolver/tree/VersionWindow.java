@@ -2,6 +2,7 @@ package org.fdbresolver.tree;
 
 import static org.fdbresolver.tree.NodeStore.CHUNK_MASK;
 import static org.fdbresolver.tree.NodeStore.CHUNK_SHIFT;
+import static org.fdbresolver.tree.NodeStore.COUNT_MASK;
 import static org.fdbresolver.tree.NodeStore.GAP;
 import static org.fdbresolver.tree.NodeStore.H_COUNT;
 import static org.fdbresolver.tree.NodeStore.H_MAX;
@@ -70,7 +71,7 @@ final class VersionWindow {
             int[] hdr = s.lHdr[c];
             int at = (h & CHUNK_MASK) * LEAF_HEADER_INTS;
             int[] lv = s.lVer[c];
-            for (int j = 0, n = hdr[at + H_COUNT]; j < n; j++) {
+            for (int j = 0, n = hdr[at + H_COUNT] & COUNT_MASK; j < n; j++) {
                 lv[b + j] = rebaseVersion(lv[b + j], below);
             }
             hdr[at + H_MAX] = rebaseVersion(hdr[at + H_MAX], below);

@@ -55,6 +55,11 @@ final class RandomTraces {
      * {@link #outlierFraction}, a prefix cut short, possibly followed by another byte (a key between subspaces).
      */
     byte[][] subspaces;
+    /**
+     * With {@link #subspaces}: keys after the prefix of 0–14 bytes whose first 9 mostly agree (an index value's
+     * shared head), so that keys compare past the 8 bytes after a leaf's own prefix ({@link LeafPrefixes}).
+     */
+    boolean longTails;
 
     RandomTraces(long seed, int maxShortLen, double longKeyFraction) {
         this.rnd = new SplittableRandom(seed);
@@ -152,10 +157,10 @@ final class RandomTraces {
             }
             return k;
         }
-        int tail = rnd.nextInt(6);
+        int tail = rnd.nextInt(longTails ? 15 : 6);
         byte[] k = Arrays.copyOf(prefix, prefix.length + tail);
         for (int i = prefix.length; i < k.length; i++) {
-            k[i] = ALPHABET[rnd.nextInt(ALPHABET.length)];
+            k[i] = longTails && i < prefix.length + 9 && rnd.nextInt(4) != 0 ? (byte) 'q' : ALPHABET[rnd.nextInt(ALPHABET.length)];
         }
         return k;
     }

@@ -30,10 +30,12 @@ class ThreadCountTest {
     private static final int SEEDS = Integer.getInteger("tree.seeds", 12) / 4 + 1;
 
     /**
-     * Key shapes: 8-byte integers (inline), 12 decimal digits (key blocks), 7–15 bytes of mixed shapes, and those
-     * with one key in 64 long (300 to 6,000 bytes: in a key block, or in an array of its own from a quarter block).
+     * Key shapes: 8-byte integers (inline), 12 decimal digits (key blocks), 7–15 bytes of mixed shapes, those
+     * with one key in 64 long (300 to 6,000 bytes: in a key block, or in an array of its own from a quarter block),
+     * and keys as the tuple layer writes them under 24 subspaces (leaves with prefixes of their own, {@link LeafPrefixes};
+     * one key in 500 cut short inside its subspace's prefix).
      */
-    enum Keys { INT8, DECIMAL12, MIXED, LARGE }
+    enum Keys { INT8, DECIMAL12, MIXED, LARGE, TUPLE }
 
     /** The long keys' lengths in {@link Keys#LARGE}: a 4 KiB key block takes chunks below 1,024 bytes. */
     private static final int[] LARGE_LENGTHS = {300, 1_500, 6_000};
@@ -51,7 +53,8 @@ class ThreadCountTest {
     void sameDecisionsAndBudgetEvictionsForEveryThreadCount() {
         for (int seed = 50; seed < 50 + SEEDS; seed++) {
             for (Keys keys : Keys.values()) {
-                Outcome o = run(seed, keys, 128, 160 << 10, 200, 1_000_000, new int[] {1, 2, 4}, 10);
+                // Tuple keys hold fewer entries in as many bytes: a smaller budget bites as soon.
+                Outcome o = run(seed, keys, 128, keys == Keys.TUPLE ? 64 << 10 : 160 << 10, 200, 1_000_000, new int[] {1, 2, 4}, 10);
                 assertTrue(o.evictions + o.raises > 0, "seed " + seed + " " + keys + ": the budget never bit");
             }
         }
@@ -90,6 +93,7 @@ class ThreadCountTest {
             List<ConflictBatch> inputs = sets.stream().map(ConflictSet::newBatch).toList();
             Trace trace = new Trace(seed, keys);
             long now = 0;
+            int maxLocalLeaves = 0;
             for (int b = 0; b < batches; b++) {
                 now += 1 + trace.rnd.nextInt(3);
                 long oldest = Math.max(0, now - window);
@@ -113,6 +117,9 @@ class ThreadCountTest {
                     }
                 }
                 HistoryTree first = tree(sets.getFirst());
+                if (keys == Keys.TUPLE && b % 10 == 0) {
+                    maxLocalLeaves = Math.max(maxLocalLeaves, first.localLeaves());
+                }
                 boolean full = b % checkEvery == 0 || b == batches - 1;
                 for (int e = 0; e < sets.size(); e++) {
                     HistoryTree t = tree(sets.get(e));
@@ -135,10 +142,13 @@ class ThreadCountTest {
                 }
             }
             HistoryTree one = tree(sets.getFirst());
+            if (keys == Keys.TUPLE) {
+                assertTrue(maxLocalLeaves > 0, "seed " + seed + ": no leaf had a prefix of its own");
+            }
             if (Boolean.getBoolean("tree.verbose")) {
                 System.out.println("seed " + seed + " " + keys + ": height " + one.height() + ", leaves " + one.leavesInUse()
                         + ", partitioned " + one.partitionedBatches() + ", evictions " + one.evictions() + ", history bytes "
-                        + one.historyBytes());
+                        + one.historyBytes() + ", leaves with a prefix of their own (most) " + maxLocalLeaves);
             }
             // Under a budget a batch goes by partitions only when the budget has room for the most they can add.
             long wanted = budget < 1L << 30 ? batches / 10 : batches / 2;
@@ -265,6 +275,7 @@ class ThreadCountTest {
                 case INT8 -> ByteBuffer.allocate(8).putLong(k).array();
                 case DECIMAL12 -> String.format("%012d", k).getBytes(StandardCharsets.US_ASCII);
                 case MIXED -> mixed(k);
+                case TUPLE -> tuple(k);
                 case LARGE -> {
                     // MIXED's key, one in 64 padded to a long length (always the same for the same k, so that a long
                     // key written again is found in the tree and its new chunk given back).
@@ -278,6 +289,42 @@ class ThreadCountTest {
                     yield b;
                 }
             };
+        }
+
+        /** The subspaces of {@link Keys#TUPLE}: 12–40 bytes, some sharing their first element. */
+        private static final byte[][] SUBSPACES = subspaces();
+
+        private static byte[][] subspaces() {
+            SplittableRandom r = new SplittableRandom(29);
+            String[] apps = {"shop", "crm", "ledger"};
+            byte[][] out = new byte[24][];
+            for (int i = 0; i < out.length; i++) {
+                String path = "\u0002" + apps[r.nextInt(apps.length)] + "\u0000\u0002" + "table" + i + "x".repeat(r.nextInt(20))
+                        + "\u0000\u0015" + (char) (1 + i);
+                out[i] = path.getBytes(StandardCharsets.ISO_8859_1);
+            }
+            return out;
+        }
+
+        /**
+         * Keys in the integers' order under {@link #SUBSPACES} (contiguous runs of integers per subspace): records
+         * ({@code 0x18} and a 4-byte id) in even subspaces, index entries (a {@code "value-"} string of 6 digits, then
+         * a 2-byte id) in odd ones, so that neighbouring keys agree past 8 bytes after a leaf's prefix.
+         */
+        private byte[] tuple(int k) {
+            int sub = (int) ((long) k * SUBSPACES.length / keyspace);
+            byte[] prefix = SUBSPACES[Math.min(sub, SUBSPACES.length - 1)];
+            if (rnd.nextInt(500) == 0) {
+                return Arrays.copyOf(prefix, rnd.nextInt(prefix.length)); // a key between subspaces
+            }
+            ByteBuffer b = ByteBuffer.allocate(prefix.length + 20).put(prefix);
+            if (sub % 2 == 0) {
+                b.put((byte) 0x18).putInt(k);
+            } else {
+                b.put((byte) 0x02).put(String.format("value-%06d", k / 3).getBytes(StandardCharsets.US_ASCII)).put((byte) 0)
+                        .put((byte) 0x16).putShort((short) k);
+            }
+            return Arrays.copyOf(b.array(), b.position());
         }
 
         /**

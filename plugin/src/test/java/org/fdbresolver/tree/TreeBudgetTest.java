@@ -41,11 +41,30 @@ class TreeBudgetTest {
         }
     }
 
+    /**
+     * Keys under 6–30 subspace prefixes with long tails and rare outliers: leaves with prefixes of their own
+     * ({@link LeafPrefixes}) lowered, merged and freed as the budget drops the oldest history.
+     */
+    @Test
+    void longTraceUnderTinyBudgetWithLeavesOfTheirOwnPrefix() {
+        int[] maxLocal = {0};
+        for (long seed = 30; seed <= 33; seed++) {
+            run(seed, seed % 2 == 0 ? 128 : 256, seed % 2 == 0 ? 6 * 1024 : 12 * 1024, 600, -1, 6 + (int) (seed % 4) * 8,
+                    tree -> maxLocal[0] = Math.max(maxLocal[0], tree.localLeaves()));
+        }
+        assertTrue(maxLocal[0] > 0, "no leaf ever had a prefix of its own");
+    }
+
     private static void run(long seed, int nodeBytes, long budget, int batches) {
         run(seed, nodeBytes, budget, batches, -1);
     }
 
     private static void run(long seed, int nodeBytes, long budget, int batches, int familyLength) {
+        run(seed, nodeBytes, budget, batches, familyLength, 0, tree -> { });
+    }
+
+    private static void run(long seed, int nodeBytes, long budget, int batches, int familyLength, int subspaces,
+                            java.util.function.Consumer<HistoryTree> afterBatch) {
         ConflictSetConfig config = ConflictSetConfig.builder().engine("tree").memoryBudgetBytes(budget)
                 .maxKeyBytes(64).option("nodeBytes", Integer.toString(nodeBytes)).option("keyBlockBytes", "128").build();
         try (ConflictSet cs = ConflictSet.open(config)) {
@@ -56,6 +75,11 @@ class TreeBudgetTest {
             if (familyLength >= 0) {
                 gen.family = gen.familyOf(familyLength);
                 gen.outlierFraction = 0.002;
+            }
+            if (subspaces > 0) {
+                gen.subspaces = gen.subspacesOf(subspaces);
+                gen.longTails = true;
+                gen.outlierFraction = 0.003;
             }
             ConflictBatch batch = cs.newBatch();
             long now = 0;
@@ -94,6 +118,7 @@ class TreeBudgetTest {
                 lastRetained = cs.engine().retainedVersion();
                 tree.checkInvariants();
                 ((TreeEngine) cs.engine()).uncertainTree().checkInvariants();
+                afterBatch.accept(tree);
             }
             assertTrue(lastRetained > now / 4, "seed " + seed + ": the budget never bit (retained " + lastRetained + ")");
             assertTrue(extraTooOld > 0 && commits > batches, "seed " + seed + ": too old " + extraTooOld + ", commits " + commits);

@@ -93,6 +93,33 @@ class TreeEngineDifferentialTest {
     }
 
     /**
+     * Leaves with a prefix of their own ({@link LeafPrefixes}): keys under 8–40 subspace prefixes of 12–30 bytes with
+     * tails that mostly agree on their first 9 bytes (so leaf searches compare past the 8 bytes after a leaf's prefix),
+     * outliers between the subspaces in writes and reads (a write of one lowers its leaf's prefix or makes the leaf
+     * global), wide writes that empty leaves and short windows that expire them (the sweeper merges leaves of different
+     * prefixes), on 128-, 256- and 512-byte nodes (splits and shifts to siblings all the time): both read paths, and
+     * every batch by partitions on 1, 2 or 4 threads by seed. The invariants after every batch check every local
+     * leaf's encoding.
+     */
+    @Test
+    void matchesOracleWithLeavesOfTheirOwnPrefix() {
+        int[] maxLocal = {0};
+        int[] nodes = {128, 256, 512};
+        for (int seed = 500; seed < 500 + Math.max(6, SEEDS / 2); seed++) {
+            int subspaces = 8 + (int) (seed * 7 % 33);
+            run(seed, nodes[seed % 3], 400, 4, 0, seed % 2 == 0 ? 150 : 1000, (gen, b) -> {
+                if (b == 0) {
+                    gen.subspaces = gen.subspacesOf(subspaces);
+                    gen.longTails = true;
+                }
+                gen.wideFraction = b % 50 < 45 ? 0.01 : 0.05; // now and then wide writes that empty leaves
+                gen.outlierFraction = b < 40 ? 0 : 0.005;
+            }, history -> maxLocal[0] = Math.max(maxLocal[0], history.localLeaves()));
+        }
+        assertTrue(maxLocal[0] > 0, "no leaf ever had a prefix of its own");
+    }
+
+    /**
      * Keys of 0–10 bytes around the inline limit: 8-byte keys and their point ends {@code k\0} (9 bytes,
      * stored inline), other 9-byte keys and 10-byte keys with trailing 0x00s (in key blocks), 0xFF
      * bytes, keys that are prefixes of each other; tiny nodes. The first written key sets the shared
@@ -186,6 +213,7 @@ class TreeEngineDifferentialTest {
                 System.out.println("seed " + seed + " " + treeConfig.options() + ": height " + history.height()
                         + ", partitioned batches " + history.partitionedBatches() + ", leaves " + history.leavesInUse()
                         + ", inners " + history.innersInUse() + " (" + history.localInnerNodes() + " with a prefix of their own)"
+                        + ", local leaves " + history.localLeaves()
                         + ", key bytes " + history.keyBytesInUse());
             }
         }

@@ -126,6 +126,33 @@ class EngineSteadyStateAllocationTest {
         }
     }
 
+    /**
+     * Keys as the tuple layer writes them under 12 subspaces (leaves with prefixes of their own: re-encoded reads,
+     * runs admitted to a leaf's prefix, leaves lowered, raised and merged), with a window of 100 batches so that
+     * the history stops growing: nothing is allocated per batch, at 1 and 2 threads.
+     */
+    @Test
+    void noAllocationPerBatchOnTupleKeys() {
+        generate("tuple", Map.of("txns", "256", "subspaces", "12", "window", "100000"));
+        for (int threads : new int[] {1, 2}) {
+            try (ConflictSet cs = ConflictSet.open(ConflictSetConfig.builder().engine("tree")
+                    .option("threads", Integer.toString(threads)).build())) {
+                ConflictBatch batch = cs.newBatch();
+                BatchResult result = new BatchResult();
+                run(cs, batch, result, 8 * BATCHES);
+                long[] workers = workerThreadIds();
+                long[] before = workerBytes(workers);
+                long bytes = run(cs, batch, result, 2 * BATCHES);
+                long[] after = workerBytes(workers);
+                for (int i = 0; i < workers.length; i++) {
+                    bytes += after[i] - before[i];
+                }
+                assertTrue(bytes < 4096, "tuple keys, threads=" + threads + ": allocated " + bytes + " bytes over "
+                        + 2 * BATCHES + " batches on the caller's thread and the workers");
+            }
+        }
+    }
+
     private static long[] workerThreadIds() {
         var threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
         return java.util.Arrays.stream(threads.getThreadInfo(threads.getAllThreadIds()))

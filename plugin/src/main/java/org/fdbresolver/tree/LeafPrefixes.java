@@ -1,0 +1,373 @@
+package org.fdbresolver.tree;
+
+import static org.fdbresolver.tree.NodeStore.CHUNK_MASK;
+import static org.fdbresolver.tree.NodeStore.CHUNK_SHIFT;
+import static org.fdbresolver.tree.NodeStore.COUNT_MASK;
+import static org.fdbresolver.tree.NodeStore.H_COUNT;
+import static org.fdbresolver.tree.NodeStore.LEAF_HEADER_INTS;
+import static org.fdbresolver.tree.NodeStore.SKIP_SHIFT;
+
+import java.util.Arrays;
+
+/**
+ * Leaves with a prefix of their own (issue 29), as {@link InnerPrefixes} gives inner nodes theirs. Under the tuple
+ * layer's subspaces the tree-wide shared prefix ({@link KeyLayout}) is a byte or two, and a leaf below a subspace
+ * boundary holds keys whose inline longs are all the subspace's bytes: every probe of a leaf search ties on the long
+ * and reads a key block. Such a leaf keeps the length {@code s} of a prefix all its keys share (in its header's count
+ * word, {@link NodeStore#SKIP_SHIFT}) and stores each key's bytes {@code [s, s + 8)} in its long instead of {@code [skip, skip + 8)}.
+ *
+ * <p>The rules. A leaf is <em>local</em> when that length is not 0; then it holds at least one entry, every key in it
+ * begins with the same {@code s} bytes, {@code s} exceeds the tree's prefix by at least {@link #MIN_GAIN} and is at
+ * least {@link #MIN_SKIP} (so no key of it is inline: every one is in a key block), and its prefix bytes are read from
+ * slot 0's key block (the <em>anchor</em>). Every other leaf is <em>global</em>: its longs follow the tree's prefix
+ * and move with it.
+ *
+ * <p>How keys meet a local leaf:
+ * <ul>
+ * <li>A search key has the leaf's prefix or orders below or above every key in it: {@link #localLength} answers
+ * which with one compare of the prefix bytes, and the search runs on in-leaf longs, or on the sentinels
+ * {@link KeyLayout#BELOW} and {@link KeyLayout#ABOVE} that every comparison settles without bytes.</li>
+ * <li>A key to be stored in the leaf is admitted first ({@link #admit}, {@link #admitRun}): one without the prefix
+ * lowers the leaf's prefix to what they share, or makes the leaf global. Lowering needs only the prefix's bytes:
+ * the new long of a key is the prefix bytes it gains, then the old long's top bytes ({@link #lower}).</li>
+ * <li>Entries moved between leaves ({@link LeafEntries}) are first brought to one encoding: a split's new leaf
+ * takes its leaf's; a leaf and a sibling that trade entries are both lowered to the prefix they share
+ * ({@link #unify}). After the move each leaf may take a longer prefix ({@link #tighten}): when its first and last
+ * keys share {@link #MIN_GAIN} bytes beyond what it skips, its longs are re-read from their key blocks.</li>
+ * </ul>
+ * Code outside this class and {@link LeafEntries} never moves a leaf's longs to another leaf; it encodes a key for a
+ * leaf through the methods here, and reads a leaf's keys by their bytes ({@link KeyLayout#materialize}), which does
+ * not depend on the encoding (local leaves hold no inline key).
+ */
+final class LeafPrefixes {
+    /** As {@link InnerPrefixes#MIN_GAIN}: below it the tree's long still tells most keys apart. */
+    static final int MIN_GAIN = InnerPrefixes.MIN_GAIN;
+    /** The shortest local prefix: a key that has it is longer than any inline key, so it is in a key block. */
+    static final int MIN_SKIP = KeyRefs.MAX_INLINE_LENGTH + 1;
+
+    private final NodeStore store;
+    private final KeyArena arena;
+    private final KeyLayout layout;
+
+    LeafPrefixes(NodeStore store, KeyLayout layout) {
+        this.store = store;
+        this.arena = store.arena;
+        this.layout = layout;
+    }
+
+    /** The leaf's own prefix length, or 0 when it follows the tree's shared prefix. */
+    int localSkip(int h) {
+        return store.leafSkip(h);
+    }
+
+    /** The length of the prefix leaf {@code h}'s longs skip. */
+    int skipOf(int h) {
+        int s = localSkip(h);
+        return s != 0 ? s : layout.skip();
+    }
+
+    private int anchorRef(int h) {
+        return store.lRef[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * store.leafCap];
+    }
+
+    /**
+     * The search length of {@code key[off, off + len)} in local leaf {@code h} (prefix length {@code s}): {@code len}
+     * when the key has the leaf's prefix, else {@link KeyLayout#BELOW} or {@link KeyLayout#ABOVE}. The key has the
+     * tree's shared prefix ({@code len >= 0}).
+     */
+    int localLength(int h, int s, byte[] key, int off, int len) {
+        int anchor = anchorRef(h) >>> 1;
+        byte[] block = arena.block(anchor);
+        int o = arena.offset(anchor);
+        int g = layout.skip();
+        int end = Math.min(len, s);
+        int m = Arrays.mismatch(key, off + g, off + end, block, o + g, o + end);
+        if (m < 0) {
+            return len >= s ? len : KeyLayout.BELOW; // a key ending inside the prefix is a prefix of every key
+        }
+        return (key[off + g + m] & 0xFF) < (block[o + g + m] & 0xFF) ? KeyLayout.BELOW : KeyLayout.ABOVE;
+    }
+
+    /** The inline long a search key of search length {@code len} compares with in a leaf that skips {@code s} bytes. */
+    static long localInline(byte[] key, int off, int len, int s) {
+        return InnerPrefixes.localInline(key, off, len, s);
+    }
+
+    /**
+     * Compares a search key in the tree's encoding (inline long {@code kp}, search length {@code len}) with slot
+     * {@code slot} of leaf {@code h}: negative, zero or positive as the key is below, equal to or above it.
+     */
+    int compare(int h, int slot, long kp, byte[] key, int off, int len) {
+        NodeStore st = store;
+        int at = (h & CHUNK_MASK) * st.leafCap + slot;
+        long p = st.lKey[h >>> CHUNK_SHIFT][at];
+        int ref = st.lRef[h >>> CHUNK_SHIFT][at];
+        int s = localSkip(h);
+        if (s == 0) {
+            return layout.compare(kp, key, off, len, p, ref);
+        }
+        if (len >= 0) {
+            len = localLength(h, s, key, off, len);
+            kp = localInline(key, off, len, s);
+        }
+        return kp != p ? (kp < p ? -1 : 1) : layout.tailAt(s, key, off, len, ref);
+    }
+
+    /**
+     * Makes leaf {@code h}'s prefix one that {@code key} (which has the tree's prefix; {@code kp}, its long in the tree's
+     * encoding) has too, lowering it or making the leaf global, and returns the key's long in the leaf's encoding: how a
+     * key is stored into a leaf.
+     */
+    long admit(int h, long kp, byte[] key, int off, int len) {
+        int s = localSkip(h);
+        if (s != 0) {
+            s = lowerFor(h, s, key, off, len);
+        }
+        return s == 0 ? kp : KeyRefs.prefix(key, off + s, len - s);
+    }
+
+    /**
+     * Admits a run of sorted keys from its first ({@code key[aOff, aOff + aLen)}) to its last
+     * ({@code key[zOff, zOff + zLen)}) to leaf {@code h}: every key between two that have a prefix has it too. Returns
+     * the length of the prefix the leaf's longs then skip (the tree's when it is global).
+     */
+    int admitRun(int h, byte[] key, int aOff, int aLen, int zOff, int zLen) {
+        int s = localSkip(h);
+        if (s != 0) {
+            s = lowerFor(h, s, key, aOff, aLen);
+            if (s != 0) {
+                s = lowerFor(h, s, key, zOff, zLen);
+            }
+        }
+        return s != 0 ? s : layout.skip();
+    }
+
+    /** The local prefix length of {@code h} (at {@code s}) once lowered for {@code key}; 0 when it went global. */
+    private int lowerFor(int h, int s, byte[] key, int off, int len) {
+        int anchor = anchorRef(h) >>> 1;
+        byte[] block = arena.block(anchor);
+        int o = arena.offset(anchor);
+        int g = layout.skip();
+        int end = Math.min(len, s);
+        int m = Arrays.mismatch(key, off + g, off + end, block, o + g, o + end);
+        if (m < 0 && len >= s) {
+            return s;
+        }
+        int shared = m < 0 ? end : g + m;
+        return lower(h, shared, block, o);
+    }
+
+    /**
+     * Lowers local leaf {@code h}'s prefix to {@code target} bytes (less than its own), or makes it global when that
+     * is too short to be local; {@code p[pOff, pOff + s)} holds the leaf's prefix. Returns the new local prefix
+     * length, 0 when global. Reads no key block: the longs gain the prefix bytes between the two lengths.
+     */
+    int lower(int h, int target, byte[] p, int pOff) {
+        NodeStore st = store;
+        int s = localSkip(h);
+        int to = eligible(target) ? target : layout.skip();
+        int c = h >>> CHUNK_SHIFT;
+        int base = (h & CHUNK_MASK) * st.leafCap;
+        int n = st.lHdr[c][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK;
+        lowerLongs(st.lKey[c], base, base + n, s, to, p, pOff);
+        int local = to == layout.skip() ? 0 : to;
+        st.setLeafSkip(h, local);
+        return local;
+    }
+
+    /** Whether a prefix of {@code s} bytes may be a leaf's own: long enough to be worth it, and beyond inline keys. */
+    boolean eligible(int s) {
+        return s - layout.skip() >= MIN_GAIN && s >= MIN_SKIP && s <= NodeStore.MAX_LEAF_SKIP;
+    }
+
+    /**
+     * Re-encodes longs {@code keys[from, to)} from skipping {@code s} bytes to skipping {@code t < s}, every key having
+     * the prefix {@code p[pOff, pOff + s)}: bytes {@code [t, t + 8)} of a key are the prefix's {@code [t, s)}, then the
+     * first bytes of its old long.
+     */
+    static void lowerLongs(long[] keys, int from, int to, int s, int t, byte[] p, int pOff) {
+        int d = s - t;
+        if (d <= 0 || from >= to) {
+            return;
+        }
+        if (d >= KeyRefs.INLINE_BYTES) {
+            long all = KeyRefs.prefix(p, pOff + t, KeyRefs.INLINE_BYTES);
+            Arrays.fill(keys, from, to, all);
+            return;
+        }
+        long head = KeyRefs.prefix(p, pOff + t, d) ^ Long.MIN_VALUE;
+        int shift = d << 3;
+        for (int j = from; j < to; j++) {
+            keys[j] = (head | ((keys[j] ^ Long.MIN_VALUE) >>> shift)) ^ Long.MIN_VALUE;
+        }
+    }
+
+    /**
+     * Brings leaves {@code a} and {@code b}, about to trade entries, to one encoding: both local with the prefix both
+     * share, or both global. Returns the common encoding's local prefix length (0: global).
+     */
+    int unify(int a, int b) {
+        int sa = localSkip(a);
+        int sb = localSkip(b);
+        if (sa == 0 && sb == 0) {
+            return 0;
+        }
+        int target = 0;
+        if (sa != 0 && sb != 0) {
+            target = shared(anchorRef(a), anchorRef(b), Math.min(sa, sb));
+        }
+        if (sa != 0) {
+            sa = lowerAnchored(a, target);
+        }
+        if (sb != 0) {
+            sb = lowerAnchored(b, target);
+        }
+        return sa;
+    }
+
+    /**
+     * As {@link #unify}, for a leaf whose new sequence is its first {@code first} entries then {@code run[0, outLen)}
+     * (a run that overflowed it, in its encoding at {@code s}, 0: global), and the sibling {@code b} that takes some of
+     * them: the leaf's part, the run and the sibling are brought to one encoding, whose local prefix length is
+     * returned (0: global) and set on the leaf and the sibling.
+     */
+    int unifyRun(int leaf, int first, long[] run, int outLen, int[] runRefs, int b) {
+        int sa = localSkip(leaf);
+        int sb = localSkip(b);
+        if (sa == 0 && sb == 0) {
+            return 0;
+        }
+        int anchorA = first > 0 ? anchorRef(leaf) : runRefs[0];
+        int target = 0;
+        if (sa != 0 && sb != 0) {
+            target = shared(anchorA, anchorRef(b), Math.min(sa, sb));
+        }
+        int to = target != 0 && eligible(target) ? target : layout.skip();
+        if (sa != 0) {
+            int unit = anchorA >>> 1;
+            byte[] p = arena.block(unit);
+            int pOff = arena.offset(unit);
+            NodeStore st = store;
+            int c = leaf >>> CHUNK_SHIFT;
+            int base = (leaf & CHUNK_MASK) * st.leafCap;
+            lowerLongs(st.lKey[c], base, base + first, sa, to, p, pOff);
+            lowerLongs(run, 0, outLen, sa, to, p, pOff);
+            st.setLeafSkip(leaf, to == layout.skip() ? 0 : to);
+        }
+        if (sb != 0) {
+            lowerAnchored(b, to == layout.skip() ? 0 : to);
+        }
+        return to == layout.skip() ? 0 : to;
+    }
+
+    /** Lowers local leaf {@code h} to {@code target} (0 or too short: global) with its anchor's bytes; the new local length. */
+    private int lowerAnchored(int h, int target) {
+        int unit = anchorRef(h) >>> 1;
+        int s = localSkip(h);
+        if (target == s) {
+            return s;
+        }
+        return lower(h, target == 0 ? layout.skip() : target, arena.block(unit), arena.offset(unit));
+    }
+
+    /** The length of the prefix the keys of chunk references {@code x} and {@code y} share, at most {@code max}. */
+    private int shared(int x, int y, int max) {
+        int ux = x >>> 1;
+        int uy = y >>> 1;
+        int g = layout.skip();
+        int m = Arrays.mismatch(arena.block(ux), arena.offset(ux) + g, arena.offset(ux) + max,
+                arena.block(uy), arena.offset(uy) + g, arena.offset(uy) + max);
+        return m < 0 ? max : g + m;
+    }
+
+    /** Makes {@code b} take leaf {@code a}'s encoding: {@code b} is new and about to receive entries from {@code a}. */
+    void copyEncoding(int a, int b) {
+        NodeStore st = store;
+        st.setLeafSkip(b, localSkip(a));
+    }
+
+    /**
+     * Gives leaf {@code h} a longer prefix when its keys share at least {@link #MIN_GAIN} bytes beyond what its longs
+     * skip now (and it is eligible, and holds no inline key): its longs are then re-read from their key blocks. The
+     * sorted keys share what the first and the last share, so only those two are compared first, and their key
+     * blocks only when their longs are equal (else they differ within the 8 bytes a gain needs).
+     */
+    void tighten(int h) {
+        NodeStore st = store;
+        int c = h >>> CHUNK_SHIFT;
+        int n = st.lHdr[c][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK;
+        if (n < 2) {
+            return;
+        }
+        int base = (h & CHUNK_MASK) * st.leafCap;
+        long[] keys = st.lKey[c];
+        if (keys[base] != keys[base + n - 1]) {
+            return; // the first and last keys differ within the 8 bytes after what the leaf skips: no gain
+        }
+        int[] refs = st.lRef[c];
+        int firstRef = refs[base];
+        int lastRef = refs[base + n - 1];
+        if (firstRef < 0 || lastRef < 0) {
+            return;
+        }
+        int now = skipOf(h);
+        int fl = KeyRefs.length(firstRef, arena);
+        int ll = KeyRefs.length(lastRef, arena);
+        int end = Math.min(fl, ll);
+        if (end - now < MIN_GAIN) {
+            return;
+        }
+        int target = shared(firstRef, lastRef, Math.min(end, NodeStore.MAX_LEAF_SKIP));
+        if (target - now < MIN_GAIN || !eligible(target)) {
+            return;
+        }
+        if (localSkip(h) == 0) {
+            for (int j = 1; j < n - 1; j++) {
+                if (refs[base + j] < 0) {
+                    return; // an inline key: the leaf stays global
+                }
+            }
+        }
+        for (int j = 0; j < n; j++) {
+            int ref = refs[base + j];
+            int unit = ref >>> 1;
+            keys[base + j] = KeyRefs.prefix(arena.block(unit), arena.offset(unit) + target, KeyRefs.length(ref, arena) - target);
+        }
+        st.setLeafSkip(h, target);
+    }
+
+    /** Why leaf {@code h}'s encoding breaks the rules above, or null (invariant checks). */
+    String violation(int h) {
+        int s = localSkip(h);
+        if (s == 0) {
+            return null;
+        }
+        NodeStore st = store;
+        int n = st.leafCount(h);
+        if (n < 1) {
+            return "local leaf " + h + " is empty";
+        }
+        if (!eligible(s)) {
+            return "local leaf " + h + " skips " + s + " bytes, the tree " + layout.skip();
+        }
+        int c = h >>> CHUNK_SHIFT;
+        int base = (h & CHUNK_MASK) * st.leafCap;
+        int anchor = anchorRef(h);
+        for (int j = 0; j < n; j++) {
+            int ref = st.lRef[c][base + j];
+            if (ref < 0) {
+                return "local leaf " + h + " holds an inline key at slot " + j;
+            }
+            int unit = ref >>> 1;
+            int len = KeyRefs.length(ref, arena);
+            if (len < s || !Arrays.equals(arena.block(unit), arena.offset(unit), arena.offset(unit) + s,
+                    arena.block(anchor >>> 1), arena.offset(anchor >>> 1), arena.offset(anchor >>> 1) + s)) {
+                return "local leaf " + h + " key " + j + " lacks the leaf's " + s + "-byte prefix";
+            }
+            if (st.lKey[c][base + j] != KeyRefs.prefix(arena.block(unit), arena.offset(unit) + s, len - s)) {
+                return "local leaf " + h + " key " + j + " has a stale inline long";
+            }
+        }
+        return null;
+    }
+}
