@@ -15,7 +15,7 @@ import org.fdbresolver.api.ConflictSetConfig;
  * fixed seed.
  *
  * <p>The window and the budget are passed too: versions advance so that FoundationDB's 5-second window moves past
- * history within a few hundred batches, and the budget ({@link #WARM_UP_BUDGET}) is small enough that the synthetic
+ * history within a few hundred batches, and the budgets ({@link #WARM_UP_BUDGETS}) are small enough that the synthetic
  * writes fill it, so the sweeper, the budget's raise of the retained boundary and reads answered TOO_OLD by it are
  * compiled as well. In a Resolver a real budget may first bind hours after the start; measured before (longtrace,
  * 128 MiB, {@code bench --engine-option warmUpBatches=2000}, JFR): the first raise deoptimised about 25 of the
@@ -23,8 +23,13 @@ import org.fdbresolver.api.ConflictSetConfig;
  * while they were compiled again.
  */
 final class WarmUp {
-    /** Small enough that the warm-up's writes (about 300 KB over 1,000 batches) make it bind. */
-    static final long WARM_UP_BUDGET = 128L << 10;
+    /**
+     * The two engines' budgets, one per read path: the warm-up's writes (about 300 KB over 1,000 batches) make the
+     * smaller sweep the whole history and answer reads TOO_OLD (31 full sweeps, a third of the transactions too old
+     * by the budget, measured), the larger raise its boundary ahead of need (6 raises, one full sweep), the paths a
+     * real budget takes.
+     */
+    static final long[] WARM_UP_BUDGETS = {128L << 10, 512L << 10};
 
     private WarmUp() {
     }
@@ -36,11 +41,12 @@ final class WarmUp {
      */
     static long[] run(ConflictSetConfig config, int batches) {
         long[] decided = new long[4];
-        for (String batchedFrom : new String[] {"1000000000000", "0"}) {
+        String[] batchedFrom = {"1000000000000", "0"};
+        for (int path = 0; path < 2; path++) {
             ConflictSetConfig.Builder b = config.toBuilder()
-                    .memoryBudgetBytes(Math.min(config.memoryBudgetBytes(), WARM_UP_BUDGET))
+                    .memoryBudgetBytes(Math.min(config.memoryBudgetBytes(), WARM_UP_BUDGETS[path]))
                     .option(TreeEngine.WARM_UP_BATCHES, "0")
-                    .option(TreeEngine.READ_BATCHED_FROM_BYTES, batchedFrom);
+                    .option(TreeEngine.READ_BATCHED_FROM_BYTES, batchedFrom[path]);
             TreeEngine engine = new TreeEngine(b.build());
             try {
                 drive(engine, batches / 2, config.maxKeyBytes(), decided);
@@ -71,12 +77,14 @@ final class WarmUp {
                 snapshots[t] = snapshot;
                 batch.addTransaction(snapshot, rnd.nextInt(8) == 0);
                 for (int r = rnd.nextInt(5); r > 0; r--) {
-                    int n = key(rnd, prefixes, begin, maxKeyBytes);
+                    // now and then a read outside the written keys' shared first byte, below or above them all
+                    byte lead = rnd.nextInt(30) != 0 ? LEAD : rnd.nextBoolean() ? (byte) (LEAD - 1) : (byte) (LEAD + 1);
+                    int n = key(rnd, prefixes, lead, begin, maxKeyBytes);
                     int m = rnd.nextBoolean() ? pointEnd(begin, n, end, maxKeyBytes) : rangeEnd(rnd, begin, n, end);
                     batch.addRead(begin, 0, n, end, 0, m);
                 }
                 for (int w = rnd.nextInt(4); w > 0; w--) {
-                    int n = key(rnd, prefixes, begin, maxKeyBytes);
+                    int n = key(rnd, prefixes, LEAD, begin, maxKeyBytes);
                     int m = rnd.nextInt(4) != 0 ? pointEnd(begin, n, end, maxKeyBytes) : rangeEnd(rnd, begin, n, end);
                     batch.addWrite(begin, 0, n, end, 0, m);
                 }
@@ -92,11 +100,16 @@ final class WarmUp {
         }
     }
 
-    /** A key under one of the prefixes, then 8 bytes of a small keyspace; returns its length. */
-    private static int key(SplittableRandom rnd, byte[][] prefixes, byte[] into, int maxKeyBytes) {
+    /**
+     * A key: {@code lead}, one of the prefixes, then 8 bytes of a small keyspace; returns its length. Every written key
+     * begins with {@link #LEAD}, so the tree has a shared prefix and a read without it (searched as below or above
+     * every key) is compiled too.
+     */
+    private static int key(SplittableRandom rnd, byte[][] prefixes, byte lead, byte[] into, int maxKeyBytes) {
         byte[] p = prefixes[rnd.nextInt(prefixes.length)];
-        int n = Math.min(p.length, Math.max(0, maxKeyBytes - 9));
-        System.arraycopy(p, 0, into, 0, n);
+        into[0] = lead;
+        int n = 1 + Math.min(p.length, Math.max(0, maxKeyBytes - 10));
+        System.arraycopy(p, 0, into, 1, n - 1);
         long v = rnd.nextLong(200_000);
         for (int i = 7; i >= 0; i--) {
             into[n + i] = (byte) v;
@@ -104,6 +117,9 @@ final class WarmUp {
         }
         return Math.min(n + 8, maxKeyBytes - 1);
     }
+
+    /** The first byte of every written key. */
+    private static final byte LEAD = 0x10;
 
     /** The end of the point range of {@code key}: the key and a 0x00. */
     private static int pointEnd(byte[] key, int n, byte[] into, int maxKeyBytes) {
