@@ -94,6 +94,9 @@ public final class NativeResolver {
     /** Warnings kept per resolver until the host takes them (older ones are dropped and counted). */
     static final int MAX_WARNINGS = 32;
 
+    // Every int and long this class and NativeBatch touch in native memory goes through these two layouts, the open's
+    // status word included: a second layout (JAVA_INT, aligned) written once at the end of the open deoptimised the
+    // compiled segment setters the warm-up had just made, and the first batches ran them cold (issue 31).
     private static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED;
     private static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED;
 
@@ -245,13 +248,13 @@ public final class NativeResolver {
             }
             resolver.takeLateWarnings();
             scope.drainInto(resolver);
-            status.set(ValueLayout.JAVA_INT, 0, OK);
+            status.set(I32, 0, OK);
             return resolver;
         } catch (IllegalArgumentException e) {
-            status.set(ValueLayout.JAVA_INT, 0, INVALID_ARGUMENT);
+            status.set(I32, 0, INVALID_ARGUMENT);
             writeMessage(e.getMessage(), messageAddress, messageCapacity);
         } catch (Throwable e) {
-            status.set(ValueLayout.JAVA_INT, 0, ENGINE_ERROR);
+            status.set(I32, 0, ENGINE_ERROR);
             writeMessage(describe(e), messageAddress, messageCapacity);
         } finally {
             scope.close();
