@@ -48,6 +48,7 @@ public final class Main {
     @Command(name = "fdbresolver",
             subcommands = {GenCommand.class, ResolveCommand.class, HashCommand.class, DiffCommand.class,
                     BenchCommand.class, DemoCommand.class, RetentionCommand.class, SizeCommand.class, FuzzCommand.class,
+                    RegroupCommand.class,
                     HelpCommand.class},
             description = "A conflict-detection engine (resolver) for FoundationDB, and its tools.")
     static final class Root implements Callable<Integer> {

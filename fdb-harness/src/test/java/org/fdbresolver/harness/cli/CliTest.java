@@ -324,7 +324,7 @@ class CliTest {
         return Stream.of(
                 Arguments.of(List.of(), "error: no command given (see fdbresolver --help)"),
                 Arguments.of(List.of("help", "frobnicate"), "error: unknown subcommand 'frobnicate' (see fdbresolver --help)"),
-                Arguments.of(List.of("frobnicate"), "error: unknown command 'frobnicate'; commands: gen, resolve, hash, diff, bench, demo, retention, size, fuzz (see fdbresolver --help)"),
+                Arguments.of(List.of("frobnicate"), "error: unknown command 'frobnicate'; commands: gen, resolve, hash, diff, bench, demo, retention, size, fuzz, regroup (see fdbresolver --help)"),
                 Arguments.of(List.of("resolve", trace, "--engine", "reference", "--colour", "red"),
                         "error: unknown option '--colour' (see fdbresolver resolve --help)"),
                 Arguments.of(List.of("resolve", trace, "--engine"),
