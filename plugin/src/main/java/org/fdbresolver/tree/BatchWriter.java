@@ -381,7 +381,7 @@ final class BatchWriter {
                 if (skip != 0) {
                     // A leaf with a prefix of its own: its anchor, which the run reads first, and the begin in its
                     // encoding (unchecked: a hint).
-                    int unit = s.lRef[c][(leaf & CHUNK_MASK) * leafCap] >>> 1;
+                    int unit = s.lAnchor[c][leaf & CHUNK_MASK];
                     t += s.arena.block(unit)[s.arena.offset(unit)];
                     int len = endpointLen[2 * x];
                     aheadKey[x - from] = len >= skip ? KeyRefs.prefix(keys, endpointOff[2 * x] + skip, len - skip) : Long.MIN_VALUE;
@@ -464,7 +464,7 @@ final class BatchWriter {
         byte[] keys = w.keys();
         // The run in the leaf's encoding: its first begin and last end admitted to the leaf's own prefix (lowering
         // it if need be), and with them every key between.
-        int skip = kl.leaf.admitRun(leaf, keys, w.beginOffset(i), w.beginLength(i), w.endOffset(j - 1), w.endLength(j - 1));
+        int skip = kl.leaf.admitRun(leaf, keys, w.beginOffset(i), w.beginLength(i), w.endOffset(j - 1), w.endLength(j - 1), s);
         long[] ek = skip == kl.skip() ? endpointKey : encodeRun(w, i, j, skip);
         LeafEntries.Run out = run;
         long[] ok = out.key;
@@ -574,7 +574,7 @@ final class BatchWriter {
                 int rn = s.leafCount(right);
                 int move = (cap - rn) / 2;
                 if (move >= Math.max(2, cap / 16) && total - move <= cap) {
-                    entries.spillToSibling(leaf, first, run, outLen, right, move);
+                    entries.spillToSibling(leaf, first, run, outLen, right, move, s);
                     int pc = parent >>> CHUNK_SHIFT;
                     int pb = (parent & CHUNK_MASK) * s.innerCap;
                     s.iMax[pc][pb + slot] = s.leafMax(leaf);
@@ -588,7 +588,7 @@ final class BatchWriter {
             }
         }
         int right = s.allocLeaf();
-        entries.spillToNew(leaf, first, run, outLen, right);
+        entries.spillToNew(leaf, first, run, outLen, right, s);
         s.linkAfter(leaf, right);
         writer.separatorBetween(leaf, right);
         writer.registerRight(leaf, s.leafMax(leaf), right, s.leafMax(right), writer.sepKeyOut, writer.sepRefOut);

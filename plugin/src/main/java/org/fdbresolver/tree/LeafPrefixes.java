@@ -19,8 +19,14 @@ import java.util.Arrays;
  * <p>The rules. A leaf is <em>local</em> when that length is not 0; then it holds at least one entry, every key in it
  * begins with the same {@code s} bytes, {@code s} exceeds the tree's prefix by at least {@link #MIN_GAIN} and is at
  * least {@link #MIN_SKIP} (so no key of it is inline: every one is in a key block), and its prefix bytes are read from
- * slot 0's key block (the <em>anchor</em>). Every other leaf is <em>global</em>: its longs follow the tree's prefix
- * and move with it.
+ * its <em>anchor</em>: a key chunk whose first {@code s} bytes are the prefix, on which the leaf holds a reference
+ * of its own ({@link NodeStore#lAnchor}), so that the prefix does not depend on which keys the leaf holds. The anchor
+ * is the chunk of slot 0's key when the leaf goes local and after every move of entries ({@link #tighten}); lowering
+ * keeps it (a shorter prefix of the same bytes); going global or empty drops its reference. References are taken
+ * and dropped through {@link AnchorRefs}: at once by one thread, logged by the parts of a phase. (So a chunk is the
+ * anchor only of leaves that held its key at slot 0 at their last move, or when they went local: two at most, a
+ * point write's {@code k} and {@code k\0} on both sides of a leaf boundary; its reference count stays small.) Every other leaf is <em>global</em>: its longs follow
+ * the tree's prefix and move with it.
  *
  * <p>How keys meet a local leaf:
  * <ul>
@@ -66,8 +72,29 @@ final class LeafPrefixes {
         return s != 0 ? s : layout.skip();
     }
 
-    private int anchorRef(int h) {
-        return store.lRef[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * store.leafCap];
+    /** The unit of local leaf {@code h}'s anchor chunk. */
+    private int anchor(int h) {
+        return store.leafAnchor(h);
+    }
+
+    /** Makes global leaf {@code h} local at {@code s} bytes, anchored on chunk {@code unit} (a reference is taken). */
+    private void makeLocal(int h, int s, int unit, AnchorRefs refs) {
+        refs.retainAnchor(unit);
+        store.setLeafAnchor(h, unit);
+        store.setLeafSkip(h, s);
+    }
+
+    /** Makes local leaf {@code h} global (its longs already follow the tree's prefix): its anchor is released. */
+    private void makeGlobal(int h, AnchorRefs refs) {
+        refs.releaseAnchor(anchor(h));
+        store.setLeafSkip(h, 0);
+    }
+
+    /** Releases the anchor of leaf {@code h} when it is local: it is about to be emptied (an empty leaf is global). */
+    void emptied(int h, AnchorRefs refs) {
+        if (localSkip(h) != 0) {
+            makeGlobal(h, refs);
+        }
     }
 
     /**
@@ -76,7 +103,7 @@ final class LeafPrefixes {
      * tree's shared prefix ({@code len >= 0}).
      */
     int localLength(int h, int s, byte[] key, int off, int len) {
-        int anchor = anchorRef(h) >>> 1;
+        int anchor = anchor(h);
         byte[] block = arena.block(anchor);
         int o = arena.offset(anchor);
         int g = layout.skip();
@@ -118,10 +145,10 @@ final class LeafPrefixes {
      * encoding) has too, lowering it or making the leaf global, and returns the key's long in the leaf's encoding: how a
      * key is stored into a leaf.
      */
-    long admit(int h, long kp, byte[] key, int off, int len) {
+    long admit(int h, long kp, byte[] key, int off, int len, AnchorRefs refs) {
         int s = localSkip(h);
         if (s != 0) {
-            s = lowerFor(h, s, key, off, len);
+            s = lowerFor(h, s, key, off, len, refs);
         }
         return s == 0 ? kp : KeyRefs.prefix(key, off + s, len - s);
     }
@@ -131,20 +158,20 @@ final class LeafPrefixes {
      * ({@code key[zOff, zOff + zLen)}) to leaf {@code h}: every key between two that have a prefix has it too. Returns
      * the length of the prefix the leaf's longs then skip (the tree's when it is global).
      */
-    int admitRun(int h, byte[] key, int aOff, int aLen, int zOff, int zLen) {
+    int admitRun(int h, byte[] key, int aOff, int aLen, int zOff, int zLen, AnchorRefs refs) {
         int s = localSkip(h);
         if (s != 0) {
-            s = lowerFor(h, s, key, aOff, aLen);
+            s = lowerFor(h, s, key, aOff, aLen, refs);
             if (s != 0) {
-                s = lowerFor(h, s, key, zOff, zLen);
+                s = lowerFor(h, s, key, zOff, zLen, refs);
             }
         }
         return s != 0 ? s : layout.skip();
     }
 
     /** The local prefix length of {@code h} (at {@code s}) once lowered for {@code key}; 0 when it went global. */
-    private int lowerFor(int h, int s, byte[] key, int off, int len) {
-        int anchor = anchorRef(h) >>> 1;
+    private int lowerFor(int h, int s, byte[] key, int off, int len, AnchorRefs refs) {
+        int anchor = anchor(h);
         byte[] block = arena.block(anchor);
         int o = arena.offset(anchor);
         int g = layout.skip();
@@ -154,15 +181,16 @@ final class LeafPrefixes {
             return s;
         }
         int shared = m < 0 ? end : g + m;
-        return lower(h, shared, block, o);
+        return lower(h, shared, block, o, refs);
     }
 
     /**
      * Lowers local leaf {@code h}'s prefix to {@code target} bytes (less than its own), or makes it global when that
      * is too short to be local; {@code p[pOff, pOff + s)} holds the leaf's prefix. Returns the new local prefix
-     * length, 0 when global. Reads no key block: the longs gain the prefix bytes between the two lengths.
+     * length, 0 when global (its anchor then released). Reads no key block: the longs gain the prefix bytes between
+     * the two lengths; a leaf that stays local keeps its anchor (whose first bytes are the shorter prefix too).
      */
-    int lower(int h, int target, byte[] p, int pOff) {
+    int lower(int h, int target, byte[] p, int pOff, AnchorRefs refs) {
         NodeStore st = store;
         int s = localSkip(h);
         int to = eligible(target) ? target : layout.skip();
@@ -171,7 +199,11 @@ final class LeafPrefixes {
         int n = st.lHdr[c][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK;
         lowerLongs(st.lKey[c], base, base + n, s, to, p, pOff);
         int local = to == layout.skip() ? 0 : to;
-        st.setLeafSkip(h, local);
+        if (local == 0) {
+            makeGlobal(h, refs);
+        } else {
+            st.setLeafSkip(h, local);
+        }
         return local;
     }
 
@@ -206,7 +238,7 @@ final class LeafPrefixes {
      * Brings leaves {@code a} and {@code b}, about to trade entries, to one encoding: both local with the prefix both
      * share, or both global. Returns the common encoding's local prefix length (0: global).
      */
-    int unify(int a, int b) {
+    int unify(int a, int b, AnchorRefs refs) {
         int sa = localSkip(a);
         int sb = localSkip(b);
         if (sa == 0 && sb == 0) {
@@ -214,13 +246,13 @@ final class LeafPrefixes {
         }
         int target = 0;
         if (sa != 0 && sb != 0) {
-            target = shared(anchorRef(a), anchorRef(b), Math.min(sa, sb));
+            target = shared(anchor(a), anchor(b), Math.min(sa, sb));
         }
         if (sa != 0) {
-            sa = lowerAnchored(a, target);
+            sa = lowerAnchored(a, target, refs);
         }
         if (sb != 0) {
-            sb = lowerAnchored(b, target);
+            sb = lowerAnchored(b, target, refs);
         }
         return sa;
     }
@@ -231,20 +263,19 @@ final class LeafPrefixes {
      * them: the leaf's part, the run and the sibling are brought to one encoding, whose local prefix length is
      * returned (0: global) and set on the leaf and the sibling.
      */
-    int unifyRun(int leaf, int first, long[] run, int outLen, int[] runRefs, int b) {
+    int unifyRun(int leaf, int first, long[] run, int outLen, AnchorRefs refs, int b) {
         int sa = localSkip(leaf);
         int sb = localSkip(b);
         if (sa == 0 && sb == 0) {
             return 0;
         }
-        int anchorA = first > 0 ? anchorRef(leaf) : runRefs[0];
         int target = 0;
         if (sa != 0 && sb != 0) {
-            target = shared(anchorA, anchorRef(b), Math.min(sa, sb));
+            target = shared(anchor(leaf), anchor(b), Math.min(sa, sb));
         }
         int to = target != 0 && eligible(target) ? target : layout.skip();
         if (sa != 0) {
-            int unit = anchorA >>> 1;
+            int unit = anchor(leaf);
             byte[] p = arena.block(unit);
             int pOff = arena.offset(unit);
             NodeStore st = store;
@@ -252,47 +283,71 @@ final class LeafPrefixes {
             int base = (leaf & CHUNK_MASK) * st.leafCap;
             lowerLongs(st.lKey[c], base, base + first, sa, to, p, pOff);
             lowerLongs(run, 0, outLen, sa, to, p, pOff);
-            st.setLeafSkip(leaf, to == layout.skip() ? 0 : to);
+            if (to == layout.skip()) {
+                makeGlobal(leaf, refs);
+            } else {
+                st.setLeafSkip(leaf, to);
+            }
         }
         if (sb != 0) {
-            lowerAnchored(b, to == layout.skip() ? 0 : to);
+            lowerAnchored(b, to == layout.skip() ? 0 : to, refs);
         }
         return to == layout.skip() ? 0 : to;
     }
 
     /** Lowers local leaf {@code h} to {@code target} (0 or too short: global) with its anchor's bytes; the new local length. */
-    private int lowerAnchored(int h, int target) {
-        int unit = anchorRef(h) >>> 1;
+    private int lowerAnchored(int h, int target, AnchorRefs refs) {
+        int unit = anchor(h);
         int s = localSkip(h);
         if (target == s) {
             return s;
         }
-        return lower(h, target == 0 ? layout.skip() : target, arena.block(unit), arena.offset(unit));
+        return lower(h, target == 0 ? layout.skip() : target, arena.block(unit), arena.offset(unit), refs);
     }
 
-    /** The length of the prefix the keys of chunk references {@code x} and {@code y} share, at most {@code max}. */
-    private int shared(int x, int y, int max) {
-        int ux = x >>> 1;
-        int uy = y >>> 1;
+    /** The length of the prefix the keys of chunks {@code ux} and {@code uy} share, at most {@code max}. */
+    private int shared(int ux, int uy, int max) {
         int g = layout.skip();
         int m = Arrays.mismatch(arena.block(ux), arena.offset(ux) + g, arena.offset(ux) + max,
                 arena.block(uy), arena.offset(uy) + g, arena.offset(uy) + max);
         return m < 0 ? max : g + m;
     }
 
-    /** Makes {@code b} take leaf {@code a}'s encoding: {@code b} is new and about to receive entries from {@code a}. */
-    void copyEncoding(int a, int b) {
-        NodeStore st = store;
-        st.setLeafSkip(b, localSkip(a));
+    /**
+     * Makes {@code b} take leaf {@code a}'s encoding: {@code b} is empty and about to receive entries from {@code a}
+     * (its anchor too, until the move's {@link #tighten} anchors it on its own first key).
+     */
+    void copyEncoding(int a, int b, AnchorRefs refs) {
+        int s = localSkip(a);
+        if (s != 0) {
+            makeLocal(b, s, anchor(a), refs);
+        }
     }
 
     /**
      * Gives leaf {@code h} a longer prefix when its keys share at least {@link #MIN_GAIN} bytes beyond what its longs
      * skip now (and it is eligible, and holds no inline key): its longs are then re-read from their key blocks. The
      * sorted keys share what the first and the last share, so only those two are compared first, and their key
-     * blocks only when their longs are equal (else they differ within the 8 bytes a gain needs).
+     * blocks only when their longs are equal (else they differ within the 8 bytes a gain needs). A leaf local after
+     * it is anchored on its first key's chunk (so a chunk anchors only the leaves that held it first at their last
+     * move).
      */
-    void tighten(int h) {
+    void tighten(int h, AnchorRefs refs) {
+        raise(h, refs);
+        if (localSkip(h) != 0) {
+            NodeStore st = store;
+            int first = st.lRef[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * st.leafCap] >>> 1;
+            int old = anchor(h);
+            if (first != old) {
+                refs.retainAnchor(first);
+                st.setLeafAnchor(h, first);
+                refs.releaseAnchor(old);
+            }
+        }
+    }
+
+    /** {@link #tighten}'s longer prefix, when the keys have one (a leaf going local is anchored on its first key). */
+    private void raise(int h, AnchorRefs refs) {
         NodeStore st = store;
         int c = h >>> CHUNK_SHIFT;
         int n = st.lHdr[c][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK;
@@ -304,9 +359,9 @@ final class LeafPrefixes {
         if (keys[base] != keys[base + n - 1]) {
             return; // the first and last keys differ within the 8 bytes after what the leaf skips: no gain
         }
-        int[] refs = st.lRef[c];
-        int firstRef = refs[base];
-        int lastRef = refs[base + n - 1];
+        int[] slotRefs = st.lRef[c];
+        int firstRef = slotRefs[base];
+        int lastRef = slotRefs[base + n - 1];
         if (firstRef < 0 || lastRef < 0) {
             return;
         }
@@ -317,23 +372,28 @@ final class LeafPrefixes {
         if (end - now < MIN_GAIN) {
             return;
         }
-        int target = shared(firstRef, lastRef, Math.min(end, NodeStore.MAX_LEAF_SKIP));
+        int target = shared(firstRef >>> 1, lastRef >>> 1, Math.min(end, NodeStore.MAX_LEAF_SKIP));
         if (target - now < MIN_GAIN || !eligible(target)) {
             return;
         }
-        if (localSkip(h) == 0) {
+        boolean global = localSkip(h) == 0;
+        if (global) {
             for (int j = 1; j < n - 1; j++) {
-                if (refs[base + j] < 0) {
+                if (slotRefs[base + j] < 0) {
                     return; // an inline key: the leaf stays global
                 }
             }
         }
         for (int j = 0; j < n; j++) {
-            int ref = refs[base + j];
+            int ref = slotRefs[base + j];
             int unit = ref >>> 1;
             keys[base + j] = KeyRefs.prefix(arena.block(unit), arena.offset(unit) + target, KeyRefs.length(ref, arena) - target);
         }
-        st.setLeafSkip(h, target);
+        if (global) {
+            makeLocal(h, target, firstRef >>> 1, refs);
+        } else {
+            st.setLeafSkip(h, target); // tighten anchors it on its first key next
+        }
     }
 
     /** Why leaf {@code h}'s encoding breaks the rules above, or null (invariant checks). */
@@ -352,7 +412,10 @@ final class LeafPrefixes {
         }
         int c = h >>> CHUNK_SHIFT;
         int base = (h & CHUNK_MASK) * st.leafCap;
-        int anchor = anchorRef(h);
+        int anchor = anchor(h);
+        if (arena.length(anchor) < s) {
+            return "local leaf " + h + " has an anchor of " + arena.length(anchor) + " bytes, shorter than its prefix";
+        }
         for (int j = 0; j < n; j++) {
             int ref = st.lRef[c][base + j];
             if (ref < 0) {
@@ -361,7 +424,7 @@ final class LeafPrefixes {
             int unit = ref >>> 1;
             int len = KeyRefs.length(ref, arena);
             if (len < s || !Arrays.equals(arena.block(unit), arena.offset(unit), arena.offset(unit) + s,
-                    arena.block(anchor >>> 1), arena.offset(anchor >>> 1), arena.offset(anchor >>> 1) + s)) {
+                    arena.block(anchor), arena.offset(anchor), arena.offset(anchor) + s)) {
                 return "local leaf " + h + " key " + j + " lacks the leaf's " + s + "-byte prefix";
             }
             if (st.lKey[c][base + j] != KeyRefs.prefix(arena.block(unit), arena.offset(unit) + s, len - s)) {

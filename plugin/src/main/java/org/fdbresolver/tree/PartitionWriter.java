@@ -40,7 +40,7 @@ import java.util.Arrays;
  * <p><b>Budget.</b> {@link PartitionedApply} reserves, before the phase, room for the most leaves each original
  * leaf's chain can need ({@link #splitBound}); the chain counts its splits against that bound.
  */
-final class PartitionWriter {
+final class PartitionWriter implements AnchorRefs {
     private final NodeStore store;
     private final KeyLayout layout;
     private final TreeSearch search;
@@ -342,7 +342,7 @@ final class PartitionWriter {
         int[] eo = pa.endpointOff;
         int[] el = pa.endpointLen;
         // The run in the member's encoding (its first begin and last end admitted to the member's own prefix).
-        int skip = kl.leaf.admitRun(leaf, keys, eo[2 * i], el[2 * i], eo[2 * j - 1], el[2 * j - 1]);
+        int skip = kl.leaf.admitRun(leaf, keys, eo[2 * i], el[2 * i], eo[2 * j - 1], el[2 * j - 1], this);
         long[] ek = skip == kl.skip() ? pa.endpointKey : encodeRun(i, j, skip);
         LeafEntries.Run out = run;
         long[] ok = out.key;
@@ -435,14 +435,14 @@ final class PartitionWriter {
             int rn = s.leafCount(right);
             int move = (cap - rn) / 2;
             if (move >= Math.max(2, cap / 16) && total - move <= cap) {
-                entries.spillToSibling(leaf, first, run, outLen, right, move);
+                entries.spillToSibling(leaf, first, run, outLen, right, move, this);
                 separatorBetween(leaf, right);
                 neighbourTook(k, sepKey, sepRef);
                 return;
             }
         }
         right = s.allocLeafConcurrently();
-        entries.spillToNew(leaf, first, run, outLen, right);
+        entries.spillToNew(leaf, first, run, outLen, right, this);
         s.linkAfter(leaf, right);
         separatorBetween(leaf, right);
         splitAdded(k, right, sepKey, sepRef);
@@ -551,7 +551,7 @@ final class PartitionWriter {
             int mid;
             if (!shiftRight(k)) {
                 int right = s.allocLeafConcurrently();
-                entries.split(leaf, right);
+                entries.split(leaf, right, this);
                 s.linkAfter(leaf, right);
                 separatorBetween(leaf, right);
                 splitAdded(k, right, sepKey, sepRef);
@@ -566,7 +566,7 @@ final class PartitionWriter {
             }
         }
         PartitionedApply pa = batch;
-        entries.insert(leaf, i, layout.leaf.admit(leaf, pa.endpointKey[x], pa.keys, pa.endpointOff[x], pa.endpointLen[x]), ver, ref);
+        entries.insert(leaf, i, layout.leaf.admit(leaf, pa.endpointKey[x], pa.keys, pa.endpointOff[x], pa.endpointLen[x], this), ver, ref);
         return (long) k << 32 | i;
     }
 
@@ -584,7 +584,7 @@ final class PartitionWriter {
             return false;
         }
         int leaf = chainLeaf[k];
-        entries.moveTail(leaf, right, move);
+        entries.moveTail(leaf, right, move, this);
         separatorBetween(leaf, right);
         neighbourTook(k, sepKey, sepRef);
         return true;
@@ -623,7 +623,7 @@ final class PartitionWriter {
                 release(lr[base + j]);
                 j++;
             }
-            entries.remove(leaf, i, j);
+            entries.remove(leaf, i, j, this);
             if (j < n || leaf == last) {
                 return;
             }
@@ -688,6 +688,16 @@ final class PartitionWriter {
             sepRef = s.lRef[rc][first];
             retain(sepRef);
         }
+    }
+
+    @Override
+    public void retainAnchor(int unit) {
+        retain(KeyRefs.arenaRef(unit, false));
+    }
+
+    @Override
+    public void releaseAnchor(int unit) {
+        release(KeyRefs.arenaRef(unit, false));
     }
 
     private void release(int ref) {
@@ -773,7 +783,7 @@ final class PartitionWriter {
                 int skip = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] >>> SKIP_SHIFT;
                 if (skip != 0) {
                     // As BatchWriter's: the anchor, and the begin in the leaf's encoding (unchecked: a hint).
-                    int unit = s.lRef[c][(leaf & CHUNK_MASK) * leafCap] >>> 1;
+                    int unit = s.lAnchor[c][leaf & CHUNK_MASK];
                     t += s.arena.block(unit)[s.arena.offset(unit)];
                     int len = pa.endpointLen[2 * x];
                     aheadKey[x - from] = len >= skip ? KeyRefs.prefix(pa.keys, pa.endpointOff[2 * x] + skip, len - skip) : Long.MIN_VALUE;

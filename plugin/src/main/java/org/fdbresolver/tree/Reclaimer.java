@@ -217,7 +217,7 @@ final class Reclaimer {
                 if (i > 0) {
                     int left = s.iChild[c][base + i - 1];
                     if (s.leafCount(left) + n <= leafCap * 3 / 4) {
-                        mergeLeafInto(left, child);
+                        mergeLeafInto(left, child, s);
                         s.iMax[c][base + i - 1] = s.leafMax(left);
                         s.unlinkLeaf(child);
                         s.removeInnerSlot(h, i);
@@ -286,9 +286,12 @@ final class Reclaimer {
         return sweepLeaves.compact(store, leaf, versions.expiredBelow);
     }
 
-    /** Appends leaf {@code right}'s entries to its left sibling {@code left}, which has room; right is left empty. */
-    void mergeLeafInto(int left, int right) {
-        entries.append(left, right);
+    /**
+     * Appends leaf {@code right}'s entries to its left sibling {@code left}, which has room; right is left empty. The
+     * leaves' anchor references are taken and dropped through {@code refs}.
+     */
+    void mergeLeafInto(int left, int right, AnchorRefs refs) {
+        entries.append(left, right, refs);
     }
 
     /**

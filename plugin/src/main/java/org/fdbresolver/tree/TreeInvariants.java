@@ -80,6 +80,9 @@ final class TreeInvariants {
                     refs.merge(r >>> 1, 1, Integer::sum);
                 }
             }
+            if (s.leafSkip(leaf) != 0) {
+                refs.merge(s.leafAnchor(leaf), 1, Integer::sum); // a local leaf's own reference on its anchor
+            }
         }
         countInnerRefs(s.root, s.height, refs);
         long bytes = 0;

@@ -310,7 +310,7 @@ final class TreeWriter {
                 pathIdx[height - 1]++;
             }
         }
-        entries.insert(leaf, i, layout.leaf.admit(leaf, kp, key, off, len), v, ref);
+        entries.insert(leaf, i, layout.leaf.admit(leaf, kp, key, off, len, store), v, ref);
         return (long) leaf << 32 | i;
     }
 
@@ -321,7 +321,7 @@ final class TreeWriter {
     private int splitLeaf(int leaf) {
         NodeStore s = store;
         int right = s.allocLeaf();
-        entries.split(leaf, right);
+        entries.split(leaf, right, s);
         s.linkAfter(leaf, right);
         separatorBetween(leaf, right);
         registerRight(leaf, s.leafMax(leaf), right, s.leafMax(right), sepKeyOut, sepRefOut);
@@ -372,7 +372,7 @@ final class TreeWriter {
         if (move < Math.max(2, leafCap / 16)) {
             return NIL;
         }
-        entries.moveTail(leaf, right, move);
+        entries.moveTail(leaf, right, move, s);
         s.iMax[pc][pb + slot] = s.leafMax(leaf);
         s.iMax[pc][pb + slot + 1] = s.leafMax(right);
         s.releaseRef(s.iRef[pc][pb + slot + 1]);
@@ -426,7 +426,7 @@ final class TreeWriter {
                 s.releaseRef(lr[base + j]);
                 j++;
             }
-            entries.remove(leaf, i, j);
+            entries.remove(leaf, i, j, s);
             if (j < n) {
                 return;
             }
