@@ -236,6 +236,21 @@ public final class HistoryTree implements History {
         return n;
     }
 
+    /**
+     * Leaves with a prefix of their own whose anchor is not their first key's chunk (the key it was taken from went
+     * since, or moved on): the prefix outlives the key. A walk of the leaf chain, for tests.
+     */
+    int leavesAnchoredApart() {
+        int n = 0;
+        for (int leaf = store.leftmostLeaf(); leaf != NIL; leaf = store.leafNext(leaf)) {
+            if (layout.leaf.localSkip(leaf) != 0
+                    && store.leafAnchor(leaf) != store.lRef[leaf >>> NodeStore.CHUNK_SHIFT][(leaf & NodeStore.CHUNK_MASK) * store.leafCap] >>> 1) {
+                n++;
+            }
+        }
+        return n;
+    }
+
     public int innersInUse() {
         return store.innersInUse;
     }
