@@ -11,26 +11,42 @@ import org.fdbresolver.api.ConflictSetConfig;
  * ones, and a Resolver holds every commit while it decides). The batches cover what a Resolver's first minutes
  * bring: one to five transactions a batch and now and then hundreds, point and range reads and writes, keys
  * of 8 to 40 bytes under a few shared prefixes, reporting transactions, snapshots behind the window; both read
- * paths, since the batched one only starts once the history is large. Decisions are thrown away; the engines'
- * budgets are small (4 MiB), so their heap is brief and bounded. Deterministic: a fixed seed.
+ * paths, since the batched one only starts once the history is large. Decisions are thrown away. Deterministic: a
+ * fixed seed.
+ *
+ * <p>The window and the budget are passed too: versions advance so that FoundationDB's 5-second window moves past
+ * history within a few hundred batches, and the budgets ({@link #WARM_UP_BUDGETS}) are small enough that the synthetic
+ * writes fill it, so the sweeper, the budget's raise of the retained boundary and reads answered TOO_OLD by it are
+ * compiled as well. In a Resolver a real budget may first bind hours after the start; measured before (longtrace,
+ * 128 MiB, {@code bench --engine-option warmUpBatches=2000}, JFR): the first raise deoptimised about 25 of the
+ * engine's compiled methods (branches never taken until then) and the next 40 batches ran 2 to 5 times slower
+ * while they were compiled again.
  */
 final class WarmUp {
-    private static final long WARM_UP_BUDGET = 4L << 20;
+    /**
+     * The two engines' budgets, one per read path: the warm-up's writes (about 300 KB over 1,000 batches) make the
+     * smaller sweep the whole history and answer reads TOO_OLD (31 full sweeps, a third of the transactions too old
+     * by the budget, measured), the larger raise its boundary ahead of need (6 raises, one full sweep), the paths a
+     * real budget takes.
+     */
+    static final long[] WARM_UP_BUDGETS = {128L << 10, 512L << 10};
 
     private WarmUp() {
     }
 
     /**
      * {@code batches} synthetic batches through an engine of {@code config}, half on each read path; returns how
-     * many transactions were committed, conflicted and too old (index 0, 1, 2: every kind is warmed).
+     * many transactions were committed, conflicted and too old (index 0, 1, 2: every kind is warmed), and how many
+     * of the too old the budget made so (index 3: the budget bound).
      */
     static long[] run(ConflictSetConfig config, int batches) {
-        long[] decided = new long[3];
-        for (String batchedFrom : new String[] {"1000000000000", "0"}) {
+        long[] decided = new long[4];
+        String[] batchedFrom = {"1000000000000", "0"};
+        for (int path = 0; path < 2; path++) {
             ConflictSetConfig.Builder b = config.toBuilder()
-                    .memoryBudgetBytes(Math.min(config.memoryBudgetBytes(), WARM_UP_BUDGET))
+                    .memoryBudgetBytes(Math.min(config.memoryBudgetBytes(), WARM_UP_BUDGETS[path]))
                     .option(TreeEngine.WARM_UP_BATCHES, "0")
-                    .option(TreeEngine.READ_BATCHED_FROM_BYTES, batchedFrom);
+                    .option(TreeEngine.READ_BATCHED_FROM_BYTES, batchedFrom[path]);
             TreeEngine engine = new TreeEngine(b.build());
             try {
                 drive(engine, batches / 2, config.maxKeyBytes(), decided);
@@ -49,38 +65,51 @@ final class WarmUp {
                 "\u0002index\u0000\u0002by_name\u0000".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1), {(byte) 0xFF, '/'}};
         byte[] begin = new byte[64];
         byte[] end = new byte[64];
+        long[] snapshots = new long[500];
         long now = 10_000_000; // past the window from the first batch: some snapshots are too old from the start
         for (int i = 0; i < batches; i++) {
-            now += 1 + rnd.nextInt(5_000);
+            now += 1 + rnd.nextInt(20_000); // the 5,000,000-version window passes in about 500 batches
             long oldest = Math.max(0, now - 5_000_000);
             batch.clear();
             int txns = rnd.nextInt(50) == 0 ? 100 + rnd.nextInt(400) : 1 + rnd.nextInt(5);
             for (int t = 0; t < txns; t++) {
                 long snapshot = Math.max(0, now - (rnd.nextInt(20) == 0 ? 8_000_000 : rnd.nextInt(2_000_000)));
+                snapshots[t] = snapshot;
                 batch.addTransaction(snapshot, rnd.nextInt(8) == 0);
                 for (int r = rnd.nextInt(5); r > 0; r--) {
-                    int n = key(rnd, prefixes, begin, maxKeyBytes);
+                    // now and then a read outside the written keys' shared first byte, below or above them all
+                    byte lead = rnd.nextInt(30) != 0 ? LEAD : rnd.nextBoolean() ? (byte) (LEAD - 1) : (byte) (LEAD + 1);
+                    int n = key(rnd, prefixes, lead, begin, maxKeyBytes);
                     int m = rnd.nextBoolean() ? pointEnd(begin, n, end, maxKeyBytes) : rangeEnd(rnd, begin, n, end);
                     batch.addRead(begin, 0, n, end, 0, m);
                 }
                 for (int w = rnd.nextInt(4); w > 0; w--) {
-                    int n = key(rnd, prefixes, begin, maxKeyBytes);
+                    int n = key(rnd, prefixes, LEAD, begin, maxKeyBytes);
                     int m = rnd.nextInt(4) != 0 ? pointEnd(begin, n, end, maxKeyBytes) : rangeEnd(rnd, begin, n, end);
                     batch.addWrite(begin, 0, n, end, 0, m);
                 }
             }
             engine.detectConflicts(batch, now, oldest, out);
             for (int t = 0; t < txns; t++) {
-                decided[out.decisionCode(t)]++;
+                int code = out.decisionCode(t);
+                decided[code]++;
+                if (code == 2 && snapshots[t] >= oldest) {
+                    decided[3]++; // inside FoundationDB's window: too old by the budget
+                }
             }
         }
     }
 
-    /** A key under one of the prefixes, then 8 bytes of a small keyspace; returns its length. */
-    private static int key(SplittableRandom rnd, byte[][] prefixes, byte[] into, int maxKeyBytes) {
+    /**
+     * A key: {@code lead}, one of the prefixes, then 8 bytes of a small keyspace; returns its length. Every written key
+     * begins with {@link #LEAD}, so the tree has a shared prefix and a read without it (searched as below or above
+     * every key) is compiled too.
+     */
+    private static int key(SplittableRandom rnd, byte[][] prefixes, byte lead, byte[] into, int maxKeyBytes) {
         byte[] p = prefixes[rnd.nextInt(prefixes.length)];
-        int n = Math.min(p.length, Math.max(0, maxKeyBytes - 9));
-        System.arraycopy(p, 0, into, 0, n);
+        into[0] = lead;
+        int n = 1 + Math.min(p.length, Math.max(0, maxKeyBytes - 10));
+        System.arraycopy(p, 0, into, 1, n - 1);
         long v = rnd.nextLong(200_000);
         for (int i = 7; i >= 0; i--) {
             into[n + i] = (byte) v;
@@ -88,6 +117,9 @@ final class WarmUp {
         }
         return Math.min(n + 8, maxKeyBytes - 1);
     }
+
+    /** The first byte of every written key. */
+    private static final byte LEAD = 0x10;
 
     /** The end of the point range of {@code key}: the key and a 0x00. */
     private static int pointEnd(byte[] key, int n, byte[] into, int maxKeyBytes) {

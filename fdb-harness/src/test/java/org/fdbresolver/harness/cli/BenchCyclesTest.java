@@ -1,6 +1,7 @@
 package org.fdbresolver.harness.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -32,6 +33,19 @@ class BenchCyclesTest {
         CliRun gen = CliRun.of("gen", "conflictset-range", "--batches", Integer.toString(BATCHES), "--seed", "5",
                 "--out", trace.toString());
         assertEquals(0, gen.code(), gen::toString);
+    }
+
+    @Test
+    void noBatchCpuDecidesTheSameWithoutTheCpuFigures() {
+        CliRun with = CliRun.of("bench", trace.toString(), "--warmup", "3");
+        CliRun without = CliRun.of("bench", trace.toString(), "--warmup", "3", "--no-batch-cpu");
+        assertEquals(0, without.code(), without::toString);
+        assertEquals(with.value("decision-hash"), without.value("decision-hash"));
+        assertEquals("n/a", without.value("batch-cpu-seconds"));
+        assertEquals("n/a", without.value("cpu-latency-p99"));
+        assertNotEquals("n/a", with.value("batch-cpu-seconds"), with::toString);
+        assertNotEquals("n/a", without.value("cpu-seconds"), without::toString);
+        assertNotEquals(null, without.value("latency-p99"), without::toString);
     }
 
     @Test

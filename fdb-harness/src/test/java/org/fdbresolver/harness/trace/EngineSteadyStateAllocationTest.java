@@ -114,16 +114,22 @@ class EngineSteadyStateAllocationTest {
                 run(cs, batch, result, 8 * BATCHES);
                 long[] workers = workerThreadIds();
                 assertEquals(threads - 1, workers.length, "worker threads of an engine with threads=" + threads);
-                long[] before = workerBytes(workers);
-                long bytes = run(cs, batch, result, 2 * BATCHES);
-                long[] after = workerBytes(workers);
-                for (int i = 0; i < workers.length; i++) {
-                    bytes += after[i] - before[i];
-                }
+                long bytes = allocatedOnEveryThread(cs, batch, result, workers);
                 assertTrue(bytes < 4096, "threads=" + threads + ": allocated " + bytes + " bytes over " + 2 * BATCHES
                         + " batches on the caller's thread and the workers");
             }
         }
+    }
+
+    /** Bytes allocated over {@code 2 * BATCHES} batches on this thread and on the engine's {@code workers}. */
+    private long allocatedOnEveryThread(ConflictSet cs, ConflictBatch batch, BatchResult result, long[] workers) {
+        long[] before = workerBytes(workers);
+        long bytes = run(cs, batch, result, 2 * BATCHES);
+        long[] after = workerBytes(workers);
+        for (int i = 0; i < workers.length; i++) {
+            bytes += after[i] - before[i];
+        }
+        return bytes;
     }
 
     /**
@@ -141,12 +147,7 @@ class EngineSteadyStateAllocationTest {
                 BatchResult result = new BatchResult();
                 run(cs, batch, result, 8 * BATCHES);
                 long[] workers = workerThreadIds();
-                long[] before = workerBytes(workers);
-                long bytes = run(cs, batch, result, 2 * BATCHES);
-                long[] after = workerBytes(workers);
-                for (int i = 0; i < workers.length; i++) {
-                    bytes += after[i] - before[i];
-                }
+                long bytes = allocatedOnEveryThread(cs, batch, result, workers);
                 assertTrue(bytes < 4096, "tuple keys, threads=" + threads + ": allocated " + bytes + " bytes over "
                         + 2 * BATCHES + " batches on the caller's thread and the workers");
             }
