@@ -11,4 +11,17 @@ interface AnchorRefs {
 
     /** Drops one. */
     void releaseAnchor(int unit);
+
+    /**
+     * Whether key chunks may be taken and dropped in a move of entries here: true on one thread ({@link NodeStore}),
+     * false for the parts of a phase, which make chunks before it only (so no move of theirs may need one).
+     */
+    boolean mayAllocate();
+
+    /**
+     * A new key chunk for a suffix key ({@link KeyRefs#isSuffix}) of {@code len} bytes whose leaf is lowered past it:
+     * the prefix {@code p[pOff, pOff + s)}, then the bytes of its long {@code inline} (which skips {@code s}). Returns
+     * the key's reference. Only where {@link #mayAllocate}.
+     */
+    int storeSuffixKey(byte[] p, int pOff, int s, long inline, int len);
 }

@@ -269,8 +269,10 @@ final class BatchWriter {
                 prefetch(i, prefetched, keys);
             }
             // The most the next step can add: a run of at most a leaf's worth of writes splitting its leaf
-            // once, or a single write splitting two leaves, with inner splits on the way down.
-            long keyBound = keyBytesBefore[Math.min(m, i + cap)] - keyBytesBefore[i] + 2 * separatorBytes();
+            // once, or a single write splitting two leaves, with inner splits on the way down; and the chunks
+            // of suffix keys in the leaves it lowers (LeafPrefixes).
+            long keyBound = keyBytesBefore[Math.min(m, i + cap)] - keyBytesBefore[i] + 2 * separatorBytes()
+                    + layout.leaf.loweringBytesBound();
             if (!budget.ensureRoom(now, 2, 2L * (s.height + 2), keyBound, laterBytes(i))) {
                 return false;
             }
@@ -465,7 +467,8 @@ final class BatchWriter {
         // The run in the leaf's encoding: its first begin and last end admitted to the leaf's own prefix (lowering
         // it if need be), and with them every key between.
         int skip = kl.leaf.admitRun(leaf, keys, w.beginOffset(i), w.beginLength(i), w.endOffset(j - 1), w.endLength(j - 1), s);
-        long[] ek = skip == kl.skip() ? endpointKey : encodeRun(w, i, j, skip);
+        int local = skip == kl.skip() ? 0 : skip;
+        long[] ek = local == 0 ? endpointKey : encodeRun(w, i, j, skip);
         LeafEntries.Run out = run;
         long[] ok = out.key;
         int[] ov = out.ver;
@@ -526,7 +529,7 @@ final class BatchWriter {
                 if (vE < expired) {
                     vE = GAP;
                 }
-                eRef = kl.storeKey(keys, eOff, eLen);
+                eRef = kl.leaf.storeKey(local, keys, eOff, eLen);
             }
             if (bRef == NIL) {
                 if (!exactE && eRef >= 0 && eLen == bLen + 1 && keys[eOff + bLen] == 0
@@ -534,7 +537,7 @@ final class BatchWriter {
                     s.arena.retain(eRef >>> 1);
                     bRef = eRef | 1;
                 } else {
-                    bRef = kl.storeKey(keys, bOff, bLen);
+                    bRef = kl.leaf.storeKey(local, keys, bOff, bLen);
                 }
             }
             ok[o] = bp;

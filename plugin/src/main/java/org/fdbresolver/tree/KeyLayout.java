@@ -84,6 +84,7 @@ final class KeyLayout {
     void reset() {
         skip = 0;
         skipUnset = true;
+        leaf.reset();
         epoch++;
         prefixChanged();
     }

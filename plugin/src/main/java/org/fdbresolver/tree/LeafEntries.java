@@ -164,7 +164,7 @@ final class LeafEntries {
         int total = first + outLen;
         int rn = s.leafCount(right);
         if (rn > 0) {
-            prefixes.unifyRun(leaf, first, run.key, outLen, refs, right);
+            prefixes.unifyRun(leaf, first, run.key, run.ref, outLen, refs, right);
         } else {
             prefixes.copyEncoding(leaf, right, refs);
         }

@@ -54,11 +54,205 @@ final class LeafPrefixes {
     private final NodeStore store;
     private final KeyArena arena;
     private final KeyLayout layout;
+    /**
+     * The longest suffix key stored since the tree was cleared (0: none yet; suffix keys are made on one thread only):
+     * bounds what lowering leaves can take ({@link #loweringBytesBound}) and skips the checks while there are none.
+     */
+    private int longestSuffix;
 
     LeafPrefixes(NodeStore store, KeyLayout layout) {
         this.store = store;
         this.arena = store.arena;
         this.layout = layout;
+    }
+
+    /** The tree was cleared. */
+    void reset() {
+        longestSuffix = 0;
+    }
+
+    /**
+     * The most key-chunk bytes one step of the one-thread writer can take by lowering leaves that hold suffix keys (its
+     * runs and single writes lower at most four leaves' worth of entries, {@link #lower}): what its budget check adds.
+     */
+    long loweringBytesBound() {
+        return longestSuffix == 0 ? 0 : 4L * store.leafCap * KeyArena.chunkBytes(longestSuffix);
+    }
+
+    /** The most key-chunk bytes {@code count} separators cut from suffix keys can take (0 while there are none). */
+    long pendingSeparatorBytesBound(long count) {
+        return longestSuffix == 0 ? 0 : count * KeyArena.chunkBytes(longestSuffix);
+    }
+
+    /**
+     * The reference of {@code key[off, off + len)} stored on one thread into a leaf whose own prefix is {@code local}
+     * bytes long (0: a global leaf) and which the key has: a suffix reference when it fits one, else as the tree
+     * stores keys ({@link KeyLayout#storeKey}).
+     */
+    int storeKey(int local, byte[] key, int off, int len) {
+        if (local != 0 && KeyRefs.fitsAfter(key, off, len, local)) {
+            if (len > longestSuffix) {
+                longestSuffix = len;
+            }
+            return KeyRefs.inline(len);
+        }
+        return layout.storeKey(key, off, len);
+    }
+
+    /** Writes the key at {@code slot} of leaf {@code h} into {@code out} (at least its length long); returns its length. */
+    int materialize(int h, int slot, byte[] out) {
+        NodeStore st = store;
+        int at = (h & CHUNK_MASK) * st.leafCap + slot;
+        long p = st.lKey[h >>> CHUNK_SHIFT][at];
+        int ref = st.lRef[h >>> CHUNK_SHIFT][at];
+        if (!KeyRefs.isSuffix(ref)) {
+            return layout.materialize(p, ref, out);
+        }
+        int s = localSkip(h);
+        int unit = anchor(h);
+        System.arraycopy(arena.block(unit), arena.offset(unit), out, 0, s);
+        return suffixBytes(p, ~ref, s, out);
+    }
+
+    /** Writes bytes {@code [s, len)} of a suffix key (long {@code p}, skipping {@code s}) into {@code out}; returns len. */
+    static int suffixBytes(long p, int len, int s, byte[] out) {
+        long u = p ^ Long.MIN_VALUE;
+        for (int i = s; i < len; i++) {
+            out[i] = i - s < KeyRefs.INLINE_BYTES ? (byte) (u >>> (56 - 8 * (i - s))) : 0;
+        }
+        return len;
+    }
+
+    /**
+     * Whether a suffix key of {@code len} bytes, long {@code p} skipping {@code s}, still fits one in a leaf lowered to
+     * {@code t < s} bytes of its own (0: the leaf goes global, where no key longer than an inline one is without a
+     * chunk).
+     */
+    private static boolean suffixFitsAt(long p, int len, int s, int t) {
+        if (t == 0) {
+            return false;
+        }
+        int d = len - t;
+        if (d != KeyRefs.MAX_INLINE_LENGTH) {
+            return d <= KeyRefs.INLINE_BYTES;
+        }
+        // The 9th byte past t is the key's last: 0x00 past the long (len == s + 9), else the long's byte len - 1 - s.
+        return len - s == KeyRefs.MAX_INLINE_LENGTH || (((p ^ Long.MIN_VALUE) >>> (56 - 8 * (len - 1 - s))) & 0xFF) == 0;
+    }
+
+    /**
+     * Gives the suffix keys among entries {@code [from, to)} (longs {@code keys}, references {@code refs}, skipping
+     * {@code s} bytes of prefix {@code p[pOff, pOff + s)}) that do not fit a leaf lowered to {@code t} (0: global) a key
+     * chunk of their own, through {@code r}: on one thread, the only one to lower a leaf that holds such keys (the
+     * parts of a phase never lower such keys: the partitions refuse batches that could,
+     * {@link #partsCanWrite}, the sweeper's groups merge only leaves that {@link #canUnify}).
+     */
+    private void unsuffix(long[] keys, int[] refs, int from, int to, int s, int t, byte[] p, int pOff, AnchorRefs r) {
+        if (longestSuffix == 0) {
+            return;
+        }
+        for (int j = from; j < to; j++) {
+            int ref = refs[j];
+            if (KeyRefs.isSuffix(ref) && !suffixFitsAt(keys[j], ~ref, s, t)) {
+                refs[j] = r.storeSuffixKey(p, pOff, s, keys[j], ~ref);
+            }
+        }
+    }
+
+    /** Whether every suffix key of leaf {@code h} (local at {@code s}) fits when it is lowered to {@code t} (0: global). */
+    private boolean fitsLowered(int h, int s, int t) {
+        if (longestSuffix == 0 || t == s) {
+            return true;
+        }
+        NodeStore st = store;
+        int base = (h & CHUNK_MASK) * st.leafCap;
+        return fitAt(st.lKey[h >>> CHUNK_SHIFT], st.lRef[h >>> CHUNK_SHIFT], base, base + st.leafCount(h), s, t);
+    }
+
+    /**
+     * Whether the partitions can apply the endpoints routed to leaf {@code h}, the first {@code key[aOff, aOff + aLen)}
+     * and the last {@code key[zOff, zOff + zLen)} (sorted), without a key chunk (they make none during the phase): a
+     * leaf that holds a suffix key is not lowered, every endpoint has its prefix. (Its chain's members then hold only
+     * suffix keys that fit the leaf's prefix, which every lowering of theirs keeps; hand-ons check their own moves.)
+     * Otherwise the batch is the one thread's.
+     */
+    boolean partsCanWrite(int h, byte[] key, int aOff, int aLen, int zOff, int zLen) {
+        if (longestSuffix == 0) {
+            return true;
+        }
+        int s = localSkip(h);
+        return s == 0 || localLength(h, s, key, aOff, aLen) >= 0 && localLength(h, s, key, zOff, zLen) >= 0
+                || !holdsSuffixKey(h);
+    }
+
+    /** Whether leaf {@code h} holds a suffix key (a scan of its references). */
+    boolean holdsSuffixKey(int h) {
+        if (localSkip(h) == 0) {
+            return false;
+        }
+        NodeStore st = store;
+        int[] refs = st.lRef[h >>> CHUNK_SHIFT];
+        int base = (h & CHUNK_MASK) * st.leafCap;
+        for (int j = base, end = base + st.leafCount(h); j < end; j++) {
+            if (KeyRefs.isSuffix(refs[j])) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * As {@link #canUnify} for {@link #unifyRun}'s leaf {@code leaf} (its first {@code first} entries, then the run's
+     * {@code outLen}) and sibling {@code b}.
+     */
+    boolean canUnifyRun(int leaf, int first, long[] run, int[] runRefs, int outLen, int b) {
+        int sa = localSkip(leaf);
+        int sb = localSkip(b);
+        if (sa == 0 && sb == 0 || longestSuffix == 0) {
+            return true;
+        }
+        int to = 0;
+        if (sa != 0 && sb != 0) {
+            int target = shared(anchor(leaf), anchor(b), Math.min(sa, sb));
+            to = eligible(target) ? target : 0;
+        }
+        if (sa != 0 && to != sa) {
+            NodeStore st = store;
+            int base = (leaf & CHUNK_MASK) * st.leafCap;
+            if (!fitAt(st.lKey[leaf >>> CHUNK_SHIFT], st.lRef[leaf >>> CHUNK_SHIFT], base, base + first, sa, to)
+                    || !fitAt(run, runRefs, 0, outLen, sa, to)) {
+                return false;
+            }
+        }
+        return sb == 0 || fitsLowered(b, sb, to);
+    }
+
+    /** Whether the suffix keys among entries {@code [from, to)} (at {@code s}) fit a leaf lowered to {@code t}. */
+    private static boolean fitAt(long[] keys, int[] refs, int from, int to, int s, int t) {
+        for (int j = from; j < to; j++) {
+            if (KeyRefs.isSuffix(refs[j]) && !suffixFitsAt(keys[j], ~refs[j], s, t)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Whether leaves {@code a} and {@code b} can trade entries ({@link #unify}) without a key chunk: the sweeper merges
+     * them only then (its parallel groups cannot allocate; the one-thread sweeper frees rather than takes).
+     */
+    boolean canUnify(int a, int b) {
+        int sa = localSkip(a);
+        int sb = localSkip(b);
+        if (sa == 0 && sb == 0 || longestSuffix == 0) {
+            return true;
+        }
+        int to = 0;
+        if (sa != 0 && sb != 0) {
+            int target = shared(anchor(a), anchor(b), Math.min(sa, sb));
+            to = eligible(target) ? target : 0;
+        }
+        return (sa == 0 || fitsLowered(a, sa, to)) && (sb == 0 || fitsLowered(b, sb, to));
     }
 
     /** The leaf's own prefix length, or 0 when it follows the tree's shared prefix. */
@@ -197,8 +391,9 @@ final class LeafPrefixes {
         int c = h >>> CHUNK_SHIFT;
         int base = (h & CHUNK_MASK) * st.leafCap;
         int n = st.lHdr[c][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK;
-        lowerLongs(st.lKey[c], base, base + n, s, to, p, pOff);
         int local = to == layout.skip() ? 0 : to;
+        unsuffix(st.lKey[c], st.lRef[c], base, base + n, s, local, p, pOff, refs);
+        lowerLongs(st.lKey[c], base, base + n, s, to, p, pOff);
         if (local == 0) {
             makeGlobal(h, refs);
         } else {
@@ -259,11 +454,11 @@ final class LeafPrefixes {
 
     /**
      * As {@link #unify}, for a leaf whose new sequence is its first {@code first} entries then {@code run[0, outLen)}
-     * (a run that overflowed it, in its encoding at {@code s}, 0: global), and the sibling {@code b} that takes some of
+     * (a run that overflowed it, longs and references, in its encoding at {@code s}, 0: global), and the sibling {@code b} that takes some of
      * them: the leaf's part, the run and the sibling are brought to one encoding, whose local prefix length is
      * returned (0: global) and set on the leaf and the sibling.
      */
-    int unifyRun(int leaf, int first, long[] run, int outLen, AnchorRefs refs, int b) {
+    int unifyRun(int leaf, int first, long[] run, int[] runRefs, int outLen, AnchorRefs refs, int b) {
         int sa = localSkip(leaf);
         int sb = localSkip(b);
         if (sa == 0 && sb == 0) {
@@ -281,6 +476,9 @@ final class LeafPrefixes {
             NodeStore st = store;
             int c = leaf >>> CHUNK_SHIFT;
             int base = (leaf & CHUNK_MASK) * st.leafCap;
+            int local = to == layout.skip() ? 0 : to;
+            unsuffix(st.lKey[c], st.lRef[c], base, base + first, sa, local, p, pOff, refs);
+            unsuffix(run, runRefs, 0, outLen, sa, local, p, pOff, refs);
             lowerLongs(st.lKey[c], base, base + first, sa, to, p, pOff);
             lowerLongs(run, 0, outLen, sa, to, p, pOff);
             if (to == layout.skip()) {
@@ -336,12 +534,42 @@ final class LeafPrefixes {
         raise(h, refs);
         if (localSkip(h) != 0) {
             NodeStore st = store;
-            int first = st.lRef[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * st.leafCap] >>> 1;
+            int firstRef = st.lRef[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * st.leafCap];
+            int first = firstRef >>> 1;
             int old = anchor(h);
-            if (first != old) {
+            if (firstRef >= 0 && first != old) {
                 refs.retainAnchor(first);
                 st.setLeafAnchor(h, first);
                 refs.releaseAnchor(old);
+            }
+            if (refs.mayAllocate()) {
+                dropChunks(h);
+            }
+        }
+    }
+
+    /**
+     * Stores as suffix references the keys of local leaf {@code h} that fit one, their chunks released (on one thread:
+     * the parts of a phase make none, so that no move of theirs needs a chunk back).
+     */
+    private void dropChunks(int h) {
+        NodeStore st = store;
+        int s = localSkip(h);
+        int c = h >>> CHUNK_SHIFT;
+        int base = (h & CHUNK_MASK) * st.leafCap;
+        int[] refs = st.lRef[c];
+        for (int j = base, end = base + st.leafCount(h); j < end; j++) {
+            int ref = refs[j];
+            if (ref >= 0) {
+                int unit = ref >>> 1;
+                int len = arena.length(unit) - (ref & 1);
+                if (KeyRefs.fitsAfter(arena.block(unit), arena.offset(unit), len, s)) {
+                    st.releaseRef(ref);
+                    refs[j] = KeyRefs.inline(len);
+                    if (len > longestSuffix) {
+                        longestSuffix = len;
+                    }
+                }
             }
         }
     }
@@ -384,8 +612,15 @@ final class LeafPrefixes {
                 }
             }
         }
+        int gain = target - now;
         for (int j = 0; j < n; j++) {
             int ref = slotRefs[base + j];
+            if (KeyRefs.isSuffix(ref)) {
+                // No bytes past its long but a 0x00: the long's bytes after the gain, zero-padded.
+                long u = keys[base + j] ^ Long.MIN_VALUE;
+                keys[base + j] = (gain >= KeyRefs.INLINE_BYTES ? 0 : u << (gain << 3)) ^ Long.MIN_VALUE;
+                continue;
+            }
             int unit = ref >>> 1;
             keys[base + j] = KeyRefs.prefix(arena.block(unit), arena.offset(unit) + target, KeyRefs.length(ref, arena) - target);
         }
@@ -418,6 +653,13 @@ final class LeafPrefixes {
         }
         for (int j = 0; j < n; j++) {
             int ref = st.lRef[c][base + j];
+            if (KeyRefs.isSuffix(ref)) {
+                int len = ~ref;
+                if (len < s || len - s > KeyRefs.MAX_INLINE_LENGTH) {
+                    return "local leaf " + h + " holds a suffix key of " + len + " bytes at slot " + j;
+                }
+                continue;
+            }
             if (ref < 0) {
                 return "local leaf " + h + " holds an inline key at slot " + j;
             }

@@ -67,6 +67,8 @@ final class NodeStore implements AnchorRefs {
     final int maxLeaves;
     final int maxInners;
     final KeyArena arena;
+    /** A suffix key's bytes on their way to a chunk of their own ({@link #storeSuffixKey}); grows to the longest, once. */
+    private byte[] suffixScratch = new byte[KeyLayout.INITIAL_KEY_BUFFER];
     /** The heap the node chunks and key arrays of this store (and of any history sharing it) may take. */
     final Reservation reservation;
     /** Heap one chunk of {@link #CHUNK_NODES} leaves, or inner nodes, takes (its arrays with their headers). */
@@ -306,6 +308,19 @@ final class NodeStore implements AnchorRefs {
     @Override
     public void releaseAnchor(int unit) {
         arena.release(unit);
+    }
+
+    @Override
+    public boolean mayAllocate() {
+        return true;
+    }
+
+    @Override
+    public int storeSuffixKey(byte[] p, int pOff, int s, long inline, int len) {
+        byte[] k = suffixScratch.length >= len ? suffixScratch : (suffixScratch = new byte[Math.max(len, 2 * suffixScratch.length)]);
+        System.arraycopy(p, pOff, k, 0, s);
+        LeafPrefixes.suffixBytes(inline, len, s, k);
+        return KeyRefs.arenaRef(arena.allocate(k, 0, len), false);
     }
 
     /** Leaf {@code h}'s anchor chunk (meaningful while it has a prefix of its own, {@link LeafPrefixes}). */

@@ -377,7 +377,7 @@ final class ParentSweep implements BatchWorkers.Task {
                 }
                 if (i > 0) {
                     int left = s.iChild[c][base + i - 1];
-                    if (s.leafCount(left) + n <= leafCap * 3 / 4) {
+                    if (s.leafCount(left) + n <= leafCap * 3 / 4 && layout.leaf.canUnify(left, child)) {
                         reclaimer.mergeLeafInto(left, child, this);
                         s.iMax[c][base + i - 1] = s.leafMax(left);
                         leafGone(child);
@@ -436,6 +436,16 @@ final class ParentSweep implements BatchWorkers.Task {
         @Override
         public void releaseAnchor(int unit) {
             release(KeyRefs.arenaRef(unit, false));
+        }
+
+        @Override
+        public boolean mayAllocate() {
+            return false;
+        }
+
+        @Override
+        public int storeSuffixKey(byte[] p, int pOff, int s, long inline, int len) {
+            throw new IllegalStateException("the sweeper's groups lowered a leaf past a suffix key");
         }
 
         @Override

@@ -94,6 +94,18 @@ final class PartitionWriter implements AnchorRefs {
     int[] released = new int[64];
     int retains;
     int[] retained = new int[16];
+    /**
+     * Separators cut from a suffix key ({@link KeyRefs#isSuffix}), which has no chunk to share: their bytes, kept here
+     * until {@link PartitionedApply} makes their chunks after the phase, in key order. A low key, install or sibling
+     * update refers to one by {@link #pendingRef}.
+     */
+    byte[] pendingBytes = new byte[KeyLayout.INITIAL_KEY_BUFFER];
+    int pendingBytesUsed;
+    int[] pendingOff = new int[4];
+    int[] pendingLen = new int[4];
+    int pendings;
+    /** The first pending separator's reference (below every key reference, suffix ones included). */
+    static final int PENDING = Integer.MIN_VALUE;
 
     // ---- scratch ----
     private final LeafEntries entries;
@@ -159,6 +171,29 @@ final class PartitionWriter implements AnchorRefs {
         siblingUpdates = 0;
         releases = 0;
         retains = 0;
+        pendings = 0;
+        pendingBytesUsed = 0;
+    }
+
+    /** Whether {@code ref} is a pending separator's (see {@link #pendingBytes}); its index is {@code ref - PENDING}. */
+    static boolean isPending(int ref) {
+        return ref < PENDING + (1 << 30);
+    }
+
+    /** Keeps {@code key[0, len)} as a pending separator; returns its reference. */
+    private int pendingRef(byte[] key, int len) {
+        if (pendings == pendingOff.length) {
+            pendingOff = Arrays.copyOf(pendingOff, pendings * 2);
+            pendingLen = Arrays.copyOf(pendingLen, pendings * 2);
+        }
+        if (pendingBytesUsed + len > pendingBytes.length) {
+            pendingBytes = Arrays.copyOf(pendingBytes, Math.max(pendingBytesUsed + len, 2 * pendingBytes.length));
+        }
+        System.arraycopy(key, 0, pendingBytes, pendingBytesUsed, len);
+        pendingOff[pendings] = pendingBytesUsed;
+        pendingLen[pendings] = len;
+        pendingBytesUsed += len;
+        return PENDING + pendings++;
     }
 
     /** Applies the partition's writes, in key order (see the class comment). */
@@ -262,8 +297,17 @@ final class PartitionWriter implements AnchorRefs {
     private boolean belowLow(int x, int k) {
         long p = batch.endpointKey[x];
         long low = chainLowKey[k];
-        return p != low ? p < low
-                : layout.tail(batch.keys, batch.endpointOff[x], batch.endpointLen[x], chainLowRef[k]) < 0;
+        if (p != low) {
+            return p < low;
+        }
+        int ref = chainLowRef[k];
+        if (isPending(ref)) {
+            int i = ref - PENDING;
+            int off = batch.endpointOff[x];
+            return Arrays.compareUnsigned(batch.keys, off, off + batch.endpointLen[x], pendingBytes, pendingOff[i],
+                    pendingOff[i] + pendingLen[i]) < 0;
+        }
+        return layout.tail(batch.keys, batch.endpointOff[x], batch.endpointLen[x], ref) < 0;
     }
 
     /** Inserts member {@code leaf} at chain index {@code k} with low key {@code (key, ref)}. */
@@ -296,6 +340,16 @@ final class PartitionWriter implements AnchorRefs {
             return chainLeaf[k + 1];
         }
         return siblingMember < 0 ? sibling : NIL;
+    }
+
+    /**
+     * Whether right neighbour {@code right} of member {@code k} may take its entries without a key chunk: the original
+     * sibling only when it holds no suffix key (so that the chain holds only the original leaf's, which fit every prefix
+     * its writes lower a member to: they all have the leaf's, {@link LeafPrefixes#partsCanWrite}); the moves themselves
+     * are checked by the caller ({@link LeafPrefixes#canUnify}).
+     */
+    private boolean mayTake(int k, int right) {
+        return k + 1 < chainLength || !layout.leaf.holdsSuffixKey(right);
     }
 
     /** Member {@code k} handed its last entries to its right neighbour: the neighbour's low key is now {@code (key, ref)}. */
@@ -434,7 +488,8 @@ final class PartitionWriter implements AnchorRefs {
         if (right != NIL) {
             int rn = s.leafCount(right);
             int move = (cap - rn) / 2;
-            if (move >= Math.max(2, cap / 16) && total - move <= cap) {
+            if (move >= Math.max(2, cap / 16) && total - move <= cap && mayTake(k, right)
+                    && (rn == 0 || layout.leaf.canUnifyRun(leaf, first, run.key, run.ref, outLen, right))) {
                 entries.spillToSibling(leaf, first, run, outLen, right, move, this);
                 separatorBetween(leaf, right);
                 neighbourTook(k, sepKey, sepRef);
@@ -580,10 +635,10 @@ final class PartitionWriter implements AnchorRefs {
         }
         int rn = s.leafCount(right);
         int move = (cap - rn) / 2;
-        if (move < Math.max(2, cap / 16)) {
+        int leaf = chainLeaf[k];
+        if (move < Math.max(2, cap / 16) || !mayTake(k, right) || rn > 0 && !layout.leaf.canUnify(leaf, right)) {
             return false;
         }
-        int leaf = chainLeaf[k];
         entries.moveTail(leaf, right, move, this);
         separatorBetween(leaf, right);
         neighbourTook(k, sepKey, sepRef);
@@ -665,23 +720,28 @@ final class PartitionWriter implements AnchorRefs {
     /**
      * The separator between {@code left} and {@code right} into {@link #sepKey}/{@link #sepRef}: the shortest
      * prefix of right's first key above left's last key when that is inline, else right's first key itself,
-     * sharing its chunk (no chunk is made during the phase; the retain is logged).
+     * sharing its chunk (no chunk is made during the phase; the retain is logged); a suffix key has none to share:
+     * the shortest prefix is then kept pending, its chunk made after the phase.
      */
     private void separatorBetween(int left, int right) {
         NodeStore s = store;
         int lc = left >>> CHUNK_SHIFT;
         int rc = right >>> CHUNK_SHIFT;
-        int last = (left & CHUNK_MASK) * s.leafCap + s.leafCount(left) - 1;
+        int lastSlot = s.leafCount(left) - 1;
+        int last = (left & CHUNK_MASK) * s.leafCap + lastSlot;
         int first = (right & CHUNK_MASK) * s.leafCap;
         scratchA = layout.fit(scratchA, s.lRef[lc][last]);
         scratchB = layout.fit(scratchB, s.lRef[rc][first]);
-        int lastLen = layout.materialize(s.lKey[lc][last], s.lRef[lc][last], scratchA);
-        int firstLen = layout.materialize(s.lKey[rc][first], s.lRef[rc][first], scratchB);
+        int lastLen = layout.leaf.materialize(left, lastSlot, scratchA);
+        int firstLen = layout.leaf.materialize(right, 0, scratchB);
         int common = Arrays.mismatch(scratchA, 0, lastLen, scratchB, 0, firstLen);
         int sepLen = Math.min(firstLen, common + 1);
         if (KeyRefs.fitsInline(scratchB, 0, sepLen)) {
             sepKey = layout.inlineOf(scratchB, 0, sepLen);
             sepRef = KeyRefs.inline(sepLen);
+        } else if (KeyRefs.isSuffix(s.lRef[rc][first])) {
+            sepKey = layout.inlineOf(scratchB, 0, sepLen);
+            sepRef = pendingRef(scratchB, sepLen);
         } else {
             // In the tree's encoding (the leaf's long may skip a prefix of its own).
             sepKey = layout.inlineOf(scratchB, 0, firstLen);
@@ -698,6 +758,16 @@ final class PartitionWriter implements AnchorRefs {
     @Override
     public void releaseAnchor(int unit) {
         release(KeyRefs.arenaRef(unit, false));
+    }
+
+    @Override
+    public boolean mayAllocate() {
+        return false;
+    }
+
+    @Override
+    public int storeSuffixKey(byte[] p, int pOff, int s, long inline, int len) {
+        throw new IllegalStateException("the partitions lowered a leaf past a suffix key");
     }
 
     private void release(int ref) {

@@ -216,7 +216,7 @@ final class Reclaimer {
                 }
                 if (i > 0) {
                     int left = s.iChild[c][base + i - 1];
-                    if (s.leafCount(left) + n <= leafCap * 3 / 4) {
+                    if (s.leafCount(left) + n <= leafCap * 3 / 4 && layout.leaf.canUnify(left, child)) {
                         mergeLeafInto(left, child, s);
                         s.iMax[c][base + i - 1] = s.leafMax(left);
                         s.unlinkLeaf(child);
@@ -264,7 +264,7 @@ final class Reclaimer {
         int c = leaf >>> CHUNK_SHIFT;
         int base = (leaf & CHUNK_MASK) * s.leafCap;
         cursorKey = layout.fit(cursorKey, s.lRef[c][base]);
-        cursorLen = layout.materialize(s.lKey[c][base], s.lRef[c][base], cursorKey);
+        cursorLen = layout.leaf.materialize(leaf, 0, cursorKey);
         cursorPrefix = layout.inlineOf(cursorKey, 0, cursorLen);
     }
 
@@ -276,7 +276,7 @@ final class Reclaimer {
         int n = s.leafCount(leaf);
         if (n > 0) {
             cursorKey = layout.fit(cursorKey, s.lRef[c][base + n - 1]);
-            cursorLen = layout.materialize(s.lKey[c][base + n - 1], s.lRef[c][base + n - 1], cursorKey);
+            cursorLen = layout.leaf.materialize(leaf, n - 1, cursorKey);
             cursorPrefix = layout.inlineOf(cursorKey, 0, cursorLen);
         }
     }
