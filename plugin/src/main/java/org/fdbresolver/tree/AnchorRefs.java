@@ -13,15 +13,20 @@ interface AnchorRefs {
     void releaseAnchor(int unit);
 
     /**
-     * Whether key chunks may be taken and dropped in a move of entries here: true on one thread ({@link NodeStore}),
-     * false for the parts of a phase, which make chunks before it only (so no move of theirs may need one).
+     * The prefix length a key must fit after ({@link KeyRefs#fitsAfter}), beside its leaf's own, to be made a suffix key
+     * here ({@link LeafPrefixes#tighten}): {@link Integer#MAX_VALUE} on one thread ({@link NodeStore}), which can give
+     * it a chunk back in any move; the floor no move of the partition's chain lowers a leaf below
+     * ({@link PartitionWriter}); 0 where none is made (the sweeper's groups).
      */
-    boolean mayAllocate();
+    int suffixFloor();
 
     /**
      * A new key chunk for a suffix key ({@link KeyRefs#isSuffix}) of {@code len} bytes whose leaf is lowered past it:
      * the prefix {@code p[pOff, pOff + s)}, then the bytes of its long {@code inline} (which skips {@code s}). Returns
-     * the key's reference. Only where {@link #mayAllocate}.
+     * the key's reference. On one thread only: the parts of a phase refuse the moves that would need one.
      */
     int storeSuffixKey(byte[] p, int pOff, int s, long inline, int len);
+
+    /** A suffix key of {@code len} bytes was made here (the tree keeps the longest, {@link NodeStore#longestSuffixKey}). */
+    void madeSuffixKey(int len);
 }

@@ -84,7 +84,6 @@ final class KeyLayout {
     void reset() {
         skip = 0;
         skipUnset = true;
-        leaf.reset();
         epoch++;
         prefixChanged();
     }

@@ -54,21 +54,10 @@ final class LeafPrefixes {
     private final NodeStore store;
     private final KeyArena arena;
     private final KeyLayout layout;
-    /**
-     * The longest suffix key stored since the tree was cleared (0: none yet; suffix keys are made on one thread only):
-     * bounds what lowering leaves can take ({@link #loweringBytesBound}) and skips the checks while there are none.
-     */
-    private int longestSuffix;
-
     LeafPrefixes(NodeStore store, KeyLayout layout) {
         this.store = store;
         this.arena = store.arena;
         this.layout = layout;
-    }
-
-    /** The tree was cleared. */
-    void reset() {
-        longestSuffix = 0;
     }
 
     /**
@@ -76,12 +65,13 @@ final class LeafPrefixes {
      * runs and single writes lower at most four leaves' worth of entries, {@link #lower}): what its budget check adds.
      */
     long loweringBytesBound() {
-        return longestSuffix == 0 ? 0 : 4L * store.leafCap * KeyArena.chunkBytes(longestSuffix);
+        int longest = store.longestSuffixKey();
+        return longest == 0 ? 0 : 4L * store.leafCap * KeyArena.chunkBytes(longest);
     }
 
-    /** The most key-chunk bytes {@code count} separators cut from suffix keys can take (0 while there are none). */
-    long pendingSeparatorBytesBound(long count) {
-        return longestSuffix == 0 ? 0 : count * KeyArena.chunkBytes(longestSuffix);
+    /** Whether a suffix key may be in the tree: one was made since it was cleared (up to date between phases). */
+    boolean mayHoldSuffixKeys() {
+        return store.longestSuffixKey() != 0;
     }
 
     /**
@@ -91,12 +81,15 @@ final class LeafPrefixes {
      */
     int storeKey(int local, byte[] key, int off, int len) {
         if (local != 0 && KeyRefs.fitsAfter(key, off, len, local)) {
-            if (len > longestSuffix) {
-                longestSuffix = len;
-            }
-            return KeyRefs.inline(len);
+            return suffixRef(len, store);
         }
         return layout.storeKey(key, off, len);
+    }
+
+    /** The suffix reference of a key of {@code len} bytes, made here ({@link AnchorRefs#madeSuffixKey}). */
+    static int suffixRef(int len, AnchorRefs refs) {
+        refs.madeSuffixKey(len);
+        return KeyRefs.inline(len);
     }
 
     /** Writes the key at {@code slot} of leaf {@code h} into {@code out} (at least its length long); returns its length. */
@@ -148,9 +141,6 @@ final class LeafPrefixes {
      * {@link #partsCanWrite}, the sweeper's groups merge only leaves that {@link #canUnify}).
      */
     private void unsuffix(long[] keys, int[] refs, int from, int to, int s, int t, byte[] p, int pOff, AnchorRefs r) {
-        if (longestSuffix == 0) {
-            return;
-        }
         for (int j = from; j < to; j++) {
             int ref = refs[j];
             if (KeyRefs.isSuffix(ref) && !suffixFitsAt(keys[j], ~ref, s, t)) {
@@ -161,7 +151,7 @@ final class LeafPrefixes {
 
     /** Whether every suffix key of leaf {@code h} (local at {@code s}) fits when it is lowered to {@code t} (0: global). */
     private boolean fitsLowered(int h, int s, int t) {
-        if (longestSuffix == 0 || t == s) {
+        if (t == s) {
             return true;
         }
         NodeStore st = store;
@@ -171,18 +161,45 @@ final class LeafPrefixes {
 
     /**
      * Whether the partitions can apply the endpoints routed to leaf {@code h}, the first {@code key[aOff, aOff + aLen)}
-     * and the last {@code key[zOff, zOff + zLen)} (sorted), without a key chunk (they make none during the phase): a
-     * leaf that holds a suffix key is not lowered, every endpoint has its prefix. (Its chain's members then hold only
-     * suffix keys that fit the leaf's prefix, which every lowering of theirs keeps; hand-ons check their own moves.)
-     * Otherwise the batch is the one thread's.
+     * and the last {@code key[zOff, zOff + zLen)} (sorted), without a key chunk (they make none during the phase): the
+     * suffix keys the leaf holds fit its chain's floor ({@link #floorFor}), below which no endpoint lowers a member
+     * (hand-ons check their own moves). Otherwise the batch is the one thread's.
      */
     boolean partsCanWrite(int h, byte[] key, int aOff, int aLen, int zOff, int zLen) {
-        if (longestSuffix == 0) {
+        if (!mayHoldSuffixKeys()) {
             return true;
         }
+        if (!holdsSuffixKey(h)) {
+            return true;
+        }
+        int f = floorFor(h, key, aOff, aLen, zOff, zLen);
+        return f != 0 && fitsLowered(h, localSkip(h), f);
+    }
+
+    /**
+     * A partition chain's floor for suffix keys ({@link PartitionWriter}): how much of leaf {@code h}'s own prefix the
+     * first and the last endpoint routed to it ({@code key[aOff, aOff + aLen)}, {@code key[zOff, zOff + zLen)}, sorted)
+     * have, and so every endpoint between: no endpoint lowers the leaf, nor a leaf made of its keys, below that. 0 when
+     * the leaf is global or that is too short for a prefix of its own (the chain then makes no suffix key).
+     */
+    int floorFor(int h, byte[] key, int aOff, int aLen, int zOff, int zLen) {
         int s = localSkip(h);
-        return s == 0 || localLength(h, s, key, aOff, aLen) >= 0 && localLength(h, s, key, zOff, zLen) >= 0
-                || !holdsSuffixKey(h);
+        if (s == 0) {
+            return 0;
+        }
+        int f = Math.min(sharedWith(h, s, key, aOff, aLen), sharedWith(h, s, key, zOff, zLen));
+        return f == s || eligible(f) ? f : 0;
+    }
+
+    /** How much of local leaf {@code h}'s prefix ({@code s} bytes) {@code key[off, off + len)} has. */
+    private int sharedWith(int h, int s, byte[] key, int off, int len) {
+        int anchor = anchor(h);
+        byte[] block = arena.block(anchor);
+        int o = arena.offset(anchor);
+        int g = layout.skip();
+        int end = Math.min(len, s);
+        int m = Arrays.mismatch(key, off + g, off + end, block, o + g, o + end);
+        return m < 0 ? end : g + m;
     }
 
     /** Whether leaf {@code h} holds a suffix key (a scan of its references). */
@@ -208,7 +225,7 @@ final class LeafPrefixes {
     boolean canUnifyRun(int leaf, int first, long[] run, int[] runRefs, int outLen, int b) {
         int sa = localSkip(leaf);
         int sb = localSkip(b);
-        if (sa == 0 && sb == 0 || longestSuffix == 0) {
+        if (sa == 0 && sb == 0) {
             return true;
         }
         int to = 0;
@@ -244,7 +261,7 @@ final class LeafPrefixes {
     boolean canUnify(int a, int b) {
         int sa = localSkip(a);
         int sb = localSkip(b);
-        if (sa == 0 && sb == 0 || longestSuffix == 0) {
+        if (sa == 0 && sb == 0) {
             return true;
         }
         int to = 0;
@@ -273,6 +290,7 @@ final class LeafPrefixes {
 
     /** Makes global leaf {@code h} local at {@code s} bytes, anchored on chunk {@code unit} (a reference is taken). */
     private void makeLocal(int h, int s, int unit, AnchorRefs refs) {
+        store.sawLocalLeaf();
         refs.retainAnchor(unit);
         store.setLeafAnchor(h, unit);
         store.setLeafSkip(h, s);
@@ -542,19 +560,19 @@ final class LeafPrefixes {
                 st.setLeafAnchor(h, first);
                 refs.releaseAnchor(old);
             }
-            if (refs.mayAllocate()) {
-                dropChunks(h);
+            int floor = refs.suffixFloor();
+            if (floor != 0) {
+                dropChunks(h, Math.min(floor, localSkip(h)), refs);
             }
         }
     }
 
     /**
-     * Stores as suffix references the keys of local leaf {@code h} that fit one, their chunks released (on one thread:
-     * the parts of a phase make none, so that no move of theirs needs a chunk back).
+     * Stores as suffix references the keys of local leaf {@code h} that fit one after {@code s} bytes (its prefix, or a
+     * partition chain's floor below it, {@link AnchorRefs#suffixFloor}), their chunks released.
      */
-    private void dropChunks(int h) {
+    private void dropChunks(int h, int s, AnchorRefs anchorRefs) {
         NodeStore st = store;
-        int s = localSkip(h);
         int c = h >>> CHUNK_SHIFT;
         int base = (h & CHUNK_MASK) * st.leafCap;
         int[] refs = st.lRef[c];
@@ -564,11 +582,8 @@ final class LeafPrefixes {
                 int unit = ref >>> 1;
                 int len = arena.length(unit) - (ref & 1);
                 if (KeyRefs.fitsAfter(arena.block(unit), arena.offset(unit), len, s)) {
-                    st.releaseRef(ref);
-                    refs[j] = KeyRefs.inline(len);
-                    if (len > longestSuffix) {
-                        longestSuffix = len;
-                    }
+                    anchorRefs.releaseAnchor(unit);
+                    refs[j] = suffixRef(len, anchorRefs);
                 }
             }
         }

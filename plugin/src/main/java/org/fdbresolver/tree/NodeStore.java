@@ -69,6 +69,8 @@ final class NodeStore implements AnchorRefs {
     final KeyArena arena;
     /** A suffix key's bytes on their way to a chunk of their own ({@link #storeSuffixKey}); grows to the longest, once. */
     private byte[] suffixScratch = new byte[KeyLayout.INITIAL_KEY_BUFFER];
+    private int longestSuffixKey;
+    private boolean localLeafSeen;
     /** The heap the node chunks and key arrays of this store (and of any history sharing it) may take. */
     final Reservation reservation;
     /** Heap one chunk of {@link #CHUNK_NODES} leaves, or inner nodes, takes (its arrays with their headers). */
@@ -180,6 +182,8 @@ final class NodeStore implements AnchorRefs {
         innerFree = NIL;
         innersInUse = 0;
         arena.clear();
+        longestSuffixKey = 0;
+        localLeafSeen = false;
         height = 0;
         root = allocLeaf();
     }
@@ -311,8 +315,33 @@ final class NodeStore implements AnchorRefs {
     }
 
     @Override
-    public boolean mayAllocate() {
-        return true;
+    public int suffixFloor() {
+        return Integer.MAX_VALUE;
+    }
+
+    @Override
+    public void madeSuffixKey(int len) {
+        if (len > longestSuffixKey) {
+            longestSuffixKey = len;
+        }
+    }
+
+    /**
+     * The longest suffix key ({@link KeyRefs#isSuffix}) made since the tree was cleared, 0 for none: what lowering a
+     * leaf can give chunks to is bounded by it ({@link LeafPrefixes#loweringBytesBound}). Up to date between phases
+     * (the partitions' are added after theirs).
+     */
+    int longestSuffixKey() {
+        return longestSuffixKey;
+    }
+
+    /** Whether a leaf went local since the tree was cleared (set by any thread; read between phases). */
+    boolean localLeafSeen() {
+        return localLeafSeen;
+    }
+
+    void sawLocalLeaf() {
+        localLeafSeen = true;
     }
 
     @Override

@@ -439,8 +439,13 @@ final class ParentSweep implements BatchWorkers.Task {
         }
 
         @Override
-        public boolean mayAllocate() {
-            return false;
+        public int suffixFloor() {
+            return 0;
+        }
+
+        @Override
+        public void madeSuffixKey(int len) {
+            throw new IllegalStateException("the sweeper's groups make no suffix key");
         }
 
         @Override

@@ -73,6 +73,18 @@ final class PartitionWriter implements AnchorRefs {
     private int sibling;
     private int splits;
     private int splitLimit;
+    /**
+     * The chain's floor for suffix keys ({@link KeyRefs#isSuffix}; 0: none is made): the original leaf's own prefix
+     * length when every endpoint routed to it has that prefix. Every member then holds only keys with it or (once the
+     * sibling joined) keys every endpoint that lands there shares its prefix with, so no endpoint lowers a member below
+     * it; a hand-on is checked on its own ({@link LeafPrefixes#canUnify}). A key that fits a suffix reference after
+     * the floor (and its leaf's prefix) fits one after whatever prefix its leaf has in the phase.
+     */
+    private int suffixFloor;
+    /** Endpoints routed to the original right sibling, which join the chain if it takes entries. */
+    private int siblingWrites;
+    /** The longest suffix key this part made in the phase (added to the tree's after it). */
+    int longestSuffixMade;
 
     // ---- results, applied after the phase by PartitionedApply, in key order ----
     /** Splits to register in the parents: the parent, the slot they follow, the right leaf, its separator. */
@@ -173,6 +185,7 @@ final class PartitionWriter implements AnchorRefs {
         retains = 0;
         pendings = 0;
         pendingBytesUsed = 0;
+        longestSuffixMade = 0;
     }
 
     /** Whether {@code ref} is a pending separator's (see {@link #pendingBytes}); its index is {@code ref - PENDING}. */
@@ -256,6 +269,10 @@ final class PartitionWriter implements AnchorRefs {
             siblingInserts++;
         }
         splitLimit = (int) splitBound(store.leafCount(leaf), e - endpoint, store.leafCap, sibling != NIL, siblingInserts);
+        siblingWrites = siblingInserts;
+        PartitionedApply pa = batch;
+        suffixFloor = layout.leaf.floorFor(leaf, pa.keys, pa.endpointOff[endpoint], pa.endpointLen[endpoint],
+                pa.endpointOff[e - 1], pa.endpointLen[e - 1]);
     }
 
     /** Hands the chain's splits (and the sibling's new separator) to the results, in key order. */
@@ -344,12 +361,12 @@ final class PartitionWriter implements AnchorRefs {
 
     /**
      * Whether right neighbour {@code right} of member {@code k} may take its entries without a key chunk: the original
-     * sibling only when it holds no suffix key (so that the chain holds only the original leaf's, which fit every prefix
-     * its writes lower a member to: they all have the leaf's, {@link LeafPrefixes#partsCanWrite}); the moves themselves
-     * are checked by the caller ({@link LeafPrefixes#canUnify}).
+     * sibling only when it holds no suffix key, and its own writes (which join the chain with it, and may lower any
+     * member) do not meet suffix keys: the chain makes none and holds none (its floor is 0, {@link #suffixFloor}).
+     * The moves themselves are checked by the caller ({@link LeafPrefixes#canUnify}).
      */
     private boolean mayTake(int k, int right) {
-        return k + 1 < chainLength || !layout.leaf.holdsSuffixKey(right);
+        return k + 1 < chainLength || !layout.leaf.holdsSuffixKey(right) && (siblingWrites == 0 || suffixFloor == 0);
     }
 
     /** Member {@code k} handed its last entries to its right neighbour: the neighbour's low key is now {@code (key, ref)}. */
@@ -397,7 +414,8 @@ final class PartitionWriter implements AnchorRefs {
         int[] el = pa.endpointLen;
         // The run in the member's encoding (its first begin and last end admitted to the member's own prefix).
         int skip = kl.leaf.admitRun(leaf, keys, eo[2 * i], el[2 * i], eo[2 * j - 1], el[2 * j - 1], this);
-        long[] ek = skip == kl.skip() ? pa.endpointKey : encodeRun(i, j, skip);
+        int local = skip == kl.skip() ? 0 : skip;
+        long[] ek = local == 0 ? pa.endpointKey : encodeRun(i, j, skip);
         LeafEntries.Run out = run;
         long[] ok = out.key;
         int[] ov = out.ver;
@@ -449,8 +467,8 @@ final class PartitionWriter implements AnchorRefs {
             }
             boolean exactE = src < end && cmpE == 0;
             if (bRef == NIL) {
-                bRef = pa.beginRef[x];
-                pa.beginUsed[x] = true;
+                bRef = keyRef(local, bOff, bLen, pa.beginRef[x]);
+                pa.beginUsed[x] = bRef == pa.beginRef[x];
             }
             ok[o] = bp;
             ov[o] = version;
@@ -463,8 +481,8 @@ final class PartitionWriter implements AnchorRefs {
                 }
                 ok[o] = ep;
                 ov[o] = vE;
-                or[o] = pa.endRef[x];
-                pa.endUsed[x] = true;
+                or[o] = keyRef(local, eOff, eLen, pa.endRef[x]);
+                pa.endUsed[x] = or[o] == pa.endRef[x];
                 o++;
             }
         }
@@ -538,7 +556,7 @@ final class PartitionWriter implements AnchorRefs {
             s.lVer[leaf >>> CHUNK_SHIFT][(leaf & CHUNK_MASK) * s.leafCap + ib] = v;
         } else {
             long pos = insert(k, ib, bx, pa.beginRef[x], v);
-            pa.beginUsed[x] = true;
+            pa.beginUsed[x] = insertedRef == pa.beginRef[x];
             k = (int) (pos >>> 32);
             ib = (int) pos;
             leaf = chainLeaf[k];
@@ -559,7 +577,7 @@ final class PartitionWriter implements AnchorRefs {
             int target = chainLeaf[ke];
             int at = search.leafSearch(target, pa.endpointKey[ex], keys, pa.endpointOff[ex], pa.endpointLen[ex], false);
             long pos = insert(ke, at, ex, pa.endRef[x], vE);
-            pa.endUsed[x] = true;
+            pa.endUsed[x] = insertedRef == pa.endRef[x];
             ke = (int) (pos >>> 32);
             raiseLeafMax(chainLeaf[ke], vE);
         }
@@ -621,8 +639,24 @@ final class PartitionWriter implements AnchorRefs {
             }
         }
         PartitionedApply pa = batch;
-        entries.insert(leaf, i, layout.leaf.admit(leaf, pa.endpointKey[x], pa.keys, pa.endpointOff[x], pa.endpointLen[x], this), ver, ref);
+        long inline = layout.leaf.admit(leaf, pa.endpointKey[x], pa.keys, pa.endpointOff[x], pa.endpointLen[x], this);
+        insertedRef = keyRef(layout.leaf.localSkip(leaf), pa.endpointOff[x], pa.endpointLen[x], ref);
+        entries.insert(leaf, i, inline, ver, insertedRef);
         return (long) k << 32 | i;
+    }
+
+    /** The reference the last {@link #insert} stored: its chunk's, or a suffix reference. */
+    private int insertedRef;
+
+    /**
+     * The reference a written key {@code keys[off, off + len)} takes in a member whose own prefix is {@code local}
+     * bytes long (0: global), which the key has: a suffix reference when it fits one after the chain's floor too (its
+     * chunk, made before the phase, is then released after it), else {@code chunkRef}.
+     */
+    private int keyRef(int local, int off, int len, int chunkRef) {
+        int floor = suffixFloor;
+        return floor != 0 && local != 0 && KeyRefs.fitsAfter(batch.keys, off, len, Math.min(local, floor))
+                ? LeafPrefixes.suffixRef(len, this) : chunkRef;
     }
 
     /** A full member {@code k} hands its last entries to the right neighbour when that has room (as the single-threaded writer). */
@@ -761,8 +795,15 @@ final class PartitionWriter implements AnchorRefs {
     }
 
     @Override
-    public boolean mayAllocate() {
-        return false;
+    public int suffixFloor() {
+        return suffixFloor;
+    }
+
+    @Override
+    public void madeSuffixKey(int len) {
+        if (len > longestSuffixMade) {
+            longestSuffixMade = len;
+        }
     }
 
     @Override

@@ -147,7 +147,7 @@ final class PartitionedApply implements BatchWorkers.Task {
         long inners = parentSplits == 0 ? 0 : parentSplits * s.height + s.height + 1;
         // Separators cut from suffix keys take chunks after the phase (PartitionWriter#pendingBytes): one per split and
         // per chain of an overflowing leaf (its sibling may take entries), each no longer than the longest suffix key.
-        long pendingBytes = layout.leaf.pendingSeparatorBytesBound(leaves + overflowing);
+        long pendingBytes = s.localLeafSeen() ? budget.separatorBytesBound(leaves + overflowing) : 0;
         if (!budget.fitsWithoutEviction(leaves, inners, newKeyBytes + pendingBytes)) {
             return false;
         }
@@ -367,6 +367,7 @@ final class PartitionedApply implements BatchWorkers.Task {
         KeyArena arena = s.arena;
         for (int p = 0; p < partCount; p++) {
             PartitionWriter pw = parts[p];
+            s.madeSuffixKey(pw.longestSuffixMade);
             for (int i = 0; i < pw.siblingUpdates; i++) {
                 pw.updateRef[i] = madePending(pw, pw.updateRef[i]);
             }
