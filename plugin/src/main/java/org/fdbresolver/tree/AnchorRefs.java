@@ -1,16 +1,17 @@
 package org.fdbresolver.tree;
 
 /**
- * Where the references a leaf with a prefix of its own holds on its anchor chunk ({@link LeafPrefixes}) are taken
- * and dropped: at once by one thread ({@link NodeStore}), logged and applied after the phase by the parts that run at
- * once ({@link PartitionWriter}, {@link ParentSweep}), as their key references are.
+ * Where the moves of a leaf with a prefix of its own ({@link LeafPrefixes}) take and drop references on key chunks (its
+ * anchor's, and a key's that becomes a suffix key) and make suffix keys: at once by one thread ({@link NodeStore}),
+ * logged and applied after the phase by the parts that run at once ({@link PartitionWriter}, {@link ParentSweep}), as
+ * their key references are.
  */
 interface AnchorRefs {
-    /** Takes a reference on key chunk {@code unit} (referenced already: it is a key of the leaf). */
-    void retainAnchor(int unit);
+    /** Takes a reference on key chunk {@code unit} (referenced already: it is a key of the leaf), for an anchor. */
+    void retainChunk(int unit);
 
-    /** Drops one. */
-    void releaseAnchor(int unit);
+    /** Drops one: an anchor's, or a key's that became a suffix key. */
+    void releaseChunk(int unit);
 
     /**
      * The prefix length a key must fit after ({@link KeyRefs#fitsAfter}), beside its leaf's own, to be made a suffix key

@@ -18,15 +18,25 @@ import java.util.Arrays;
  *
  * <p>The rules. A leaf is <em>local</em> when that length is not 0; then it holds at least one entry, every key in it
  * begins with the same {@code s} bytes, {@code s} exceeds the tree's prefix by at least {@link #MIN_GAIN} and is at
- * least {@link #MIN_SKIP} (so no key of it is inline: every one is in a key block), and its prefix bytes are read from
+ * least {@link #MIN_SKIP} (so no key of it is inline: each is in a key block or is a suffix key), and its prefix bytes are read from
  * its <em>anchor</em>: a key chunk whose first {@code s} bytes are the prefix, on which the leaf holds a reference
  * of its own ({@link NodeStore#lAnchor}), so that the prefix does not depend on which keys the leaf holds. The anchor
  * is the chunk of slot 0's key when the leaf goes local and after every move of entries ({@link #tighten}); lowering
  * keeps it (a shorter prefix of the same bytes); going global or empty drops its reference. References are taken
  * and dropped through {@link AnchorRefs}: at once by one thread, logged by the parts of a phase. (So a chunk is the
  * anchor only of leaves that held its key at slot 0 at their last move, or when they went local: two at most, a
- * point write's {@code k} and {@code k\0} on both sides of a leaf boundary; its reference count stays small.) Every other leaf is <em>global</em>: its longs follow
- * the tree's prefix and move with it.
+ * point write's {@code k} and {@code k\0} on both sides of a leaf boundary; its reference count stays small.) Every
+ * other leaf is <em>global</em>: its longs follow the tree's prefix and move with it.
+ *
+ * <p><b>Suffix keys.</b> A key of a local leaf that ends at most 8 bytes past the leaf's prefix (or 9 ending in 0x00)
+ * holds no chunk: its reference is {@code ~len} ({@link KeyRefs#isSuffix}), its bytes the anchor's first {@code s}
+ * then its long's. Such keys are made when a key is written into a local leaf ({@link #storeKey}) and when a leaf is
+ * raised by {@link #tighten} (its fitting block keys give their chunks up). Raising a leaf shifts their longs; lowering it past one
+ * (to {@code t} with {@code len > t + 8}, or global) needs a chunk for it, made in the move ({@link #lower},
+ * {@link #unifyRun}) on one thread only: the parts of a phase cannot take chunks, so the partitions make suffix keys
+ * only above a floor no move of theirs lowers a leaf below ({@link #floorFor}, {@link PartitionWriter}), refuse a
+ * batch whose writes would lower one ({@link #partsCanWrite}) and check each hand-on ({@link #canUnifyRun}), and the
+ * sweepers merge only leaves that {@link #canUnify}.
  *
  * <p>How keys meet a local leaf:
  * <ul>
@@ -42,8 +52,8 @@ import java.util.Arrays;
  * keys share {@link #MIN_GAIN} bytes beyond what it skips, its longs are re-read from their key blocks.</li>
  * </ul>
  * Code outside this class and {@link LeafEntries} never moves a leaf's longs to another leaf; it encodes a key for a
- * leaf through the methods here, and reads a leaf's keys by their bytes ({@link KeyLayout#materialize}), which does
- * not depend on the encoding (local leaves hold no inline key).
+ * leaf through the methods here, and reads a leaf's keys by their bytes ({@link #materialize}), which does not depend
+ * on the encoding.
  */
 final class LeafPrefixes {
     /** As {@link InnerPrefixes#MIN_GAIN}: below it the tree's long still tells most keys apart. */
@@ -54,6 +64,7 @@ final class LeafPrefixes {
     private final NodeStore store;
     private final KeyArena arena;
     private final KeyLayout layout;
+
     LeafPrefixes(NodeStore store, KeyLayout layout) {
         this.store = store;
         this.arena = store.arena;
@@ -166,10 +177,7 @@ final class LeafPrefixes {
      * (hand-ons check their own moves). Otherwise the batch is the one thread's.
      */
     boolean partsCanWrite(int h, byte[] key, int aOff, int aLen, int zOff, int zLen) {
-        if (!mayHoldSuffixKeys()) {
-            return true;
-        }
-        if (!holdsSuffixKey(h)) {
+        if (!mayHoldSuffixKeys() || !holdsSuffixKey(h)) {
             return true;
         }
         int f = floorFor(h, key, aOff, aLen, zOff, zLen);
@@ -291,14 +299,14 @@ final class LeafPrefixes {
     /** Makes global leaf {@code h} local at {@code s} bytes, anchored on chunk {@code unit} (a reference is taken). */
     private void makeLocal(int h, int s, int unit, AnchorRefs refs) {
         store.sawLocalLeaf();
-        refs.retainAnchor(unit);
+        refs.retainChunk(unit);
         store.setLeafAnchor(h, unit);
         store.setLeafSkip(h, s);
     }
 
     /** Makes local leaf {@code h} global (its longs already follow the tree's prefix): its anchor is released. */
     private void makeGlobal(int h, AnchorRefs refs) {
-        refs.releaseAnchor(anchor(h));
+        refs.releaseChunk(anchor(h));
         store.setLeafSkip(h, 0);
     }
 
@@ -472,9 +480,9 @@ final class LeafPrefixes {
 
     /**
      * As {@link #unify}, for a leaf whose new sequence is its first {@code first} entries then {@code run[0, outLen)}
-     * (a run that overflowed it, longs and references, in its encoding at {@code s}, 0: global), and the sibling {@code b} that takes some of
-     * them: the leaf's part, the run and the sibling are brought to one encoding, whose local prefix length is
-     * returned (0: global) and set on the leaf and the sibling.
+     * (a run that overflowed it, longs and references, in its encoding at {@code s}, 0: global), and the sibling
+     * {@code b} that takes some of them: the leaf's part, the run and the sibling are brought to one encoding, whose
+     * local prefix length is returned (0: global) and set on the leaf and the sibling.
      */
     int unifyRun(int leaf, int first, long[] run, int[] runRefs, int outLen, AnchorRefs refs, int b) {
         int sa = localSkip(leaf);
@@ -549,19 +557,21 @@ final class LeafPrefixes {
      * move).
      */
     void tighten(int h, AnchorRefs refs) {
-        raise(h, refs);
+        boolean raised = raise(h, refs);
         if (localSkip(h) != 0) {
             NodeStore st = store;
             int firstRef = st.lRef[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * st.leafCap];
             int first = firstRef >>> 1;
             int old = anchor(h);
             if (firstRef >= 0 && first != old) {
-                refs.retainAnchor(first);
+                refs.retainChunk(first);
                 st.setLeafAnchor(h, first);
-                refs.releaseAnchor(old);
+                refs.releaseChunk(old);
             }
+            // Block keys that fit a suffix reference appear when the prefix grows (keys written into a local leaf are
+            // stored as suffix keys at once): only then are the chunks' lengths read.
             int floor = refs.suffixFloor();
-            if (floor != 0) {
+            if (raised && floor != 0) {
                 dropChunks(h, Math.min(floor, localSkip(h)), refs);
             }
         }
@@ -582,48 +592,51 @@ final class LeafPrefixes {
                 int unit = ref >>> 1;
                 int len = arena.length(unit) - (ref & 1);
                 if (KeyRefs.fitsAfter(arena.block(unit), arena.offset(unit), len, s)) {
-                    anchorRefs.releaseAnchor(unit);
+                    anchorRefs.releaseChunk(unit);
                     refs[j] = suffixRef(len, anchorRefs);
                 }
             }
         }
     }
 
-    /** {@link #tighten}'s longer prefix, when the keys have one (a leaf going local is anchored on its first key). */
-    private void raise(int h, AnchorRefs refs) {
+    /**
+     * {@link #tighten}'s longer prefix, when the keys have one (a leaf going local is anchored on its first key); whether
+     * it took one.
+     */
+    private boolean raise(int h, AnchorRefs refs) {
         NodeStore st = store;
         int c = h >>> CHUNK_SHIFT;
         int n = st.lHdr[c][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK;
         if (n < 2) {
-            return;
+            return false;
         }
         int base = (h & CHUNK_MASK) * st.leafCap;
         long[] keys = st.lKey[c];
         if (keys[base] != keys[base + n - 1]) {
-            return; // the first and last keys differ within the 8 bytes after what the leaf skips: no gain
+            return false; // the first and last keys differ within the 8 bytes after what the leaf skips: no gain
         }
         int[] slotRefs = st.lRef[c];
         int firstRef = slotRefs[base];
         int lastRef = slotRefs[base + n - 1];
         if (firstRef < 0 || lastRef < 0) {
-            return;
+            return false;
         }
         int now = skipOf(h);
         int fl = KeyRefs.length(firstRef, arena);
         int ll = KeyRefs.length(lastRef, arena);
         int end = Math.min(fl, ll);
         if (end - now < MIN_GAIN) {
-            return;
+            return false;
         }
         int target = shared(firstRef >>> 1, lastRef >>> 1, Math.min(end, NodeStore.MAX_LEAF_SKIP));
         if (target - now < MIN_GAIN || !eligible(target)) {
-            return;
+            return false;
         }
         boolean global = localSkip(h) == 0;
         if (global) {
             for (int j = 1; j < n - 1; j++) {
                 if (slotRefs[base + j] < 0) {
-                    return; // an inline key: the leaf stays global
+                    return false; // an inline key: the leaf stays global
                 }
             }
         }
@@ -644,6 +657,7 @@ final class LeafPrefixes {
         } else {
             st.setLeafSkip(h, target); // tighten anchors it on its first key next
         }
+        return true;
     }
 
     /** Why leaf {@code h}'s encoding breaks the rules above, or null (invariant checks). */

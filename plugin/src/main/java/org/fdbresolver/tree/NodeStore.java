@@ -305,12 +305,12 @@ final class NodeStore implements AnchorRefs {
     }
 
     @Override
-    public void retainAnchor(int unit) {
+    public void retainChunk(int unit) {
         arena.retain(unit);
     }
 
     @Override
-    public void releaseAnchor(int unit) {
+    public void releaseChunk(int unit) {
         arena.release(unit);
     }
 

@@ -426,7 +426,7 @@ final class ParentSweep implements BatchWorkers.Task {
         }
 
         @Override
-        public void retainAnchor(int unit) {
+        public void retainChunk(int unit) {
             if (retains == retained.length) {
                 retained = Arrays.copyOf(retained, retains * 2);
             }
@@ -434,7 +434,7 @@ final class ParentSweep implements BatchWorkers.Task {
         }
 
         @Override
-        public void releaseAnchor(int unit) {
+        public void releaseChunk(int unit) {
             release(KeyRefs.arenaRef(unit, false));
         }
 

@@ -785,12 +785,12 @@ final class PartitionWriter implements AnchorRefs {
     }
 
     @Override
-    public void retainAnchor(int unit) {
+    public void retainChunk(int unit) {
         retain(KeyRefs.arenaRef(unit, false));
     }
 
     @Override
-    public void releaseAnchor(int unit) {
+    public void releaseChunk(int unit) {
         release(KeyRefs.arenaRef(unit, false));
     }
 
