@@ -269,8 +269,10 @@ final class BatchWriter {
                 prefetch(i, prefetched, keys);
             }
             // The most the next step can add: a run of at most a leaf's worth of writes splitting its leaf
-            // once, or a single write splitting two leaves, with inner splits on the way down.
-            long keyBound = keyBytesBefore[Math.min(m, i + cap)] - keyBytesBefore[i] + 2 * separatorBytes();
+            // once, or a single write splitting two leaves, with inner splits on the way down; and the chunks
+            // of suffix keys in the leaves it lowers (LeafPrefixes).
+            long keyBound = keyBytesBefore[Math.min(m, i + cap)] - keyBytesBefore[i] + 2 * separatorBytes()
+                    + layout.leaf.loweringBytesBound();
             if (!budget.ensureRoom(now, 2, 2L * (s.height + 2), keyBound, laterBytes(i))) {
                 return false;
             }
@@ -381,7 +383,7 @@ final class BatchWriter {
                 if (skip != 0) {
                     // A leaf with a prefix of its own: its anchor, which the run reads first, and the begin in its
                     // encoding (unchecked: a hint).
-                    int unit = s.lRef[c][(leaf & CHUNK_MASK) * leafCap] >>> 1;
+                    int unit = s.lAnchor[c][leaf & CHUNK_MASK];
                     t += s.arena.block(unit)[s.arena.offset(unit)];
                     int len = endpointLen[2 * x];
                     aheadKey[x - from] = len >= skip ? KeyRefs.prefix(keys, endpointOff[2 * x] + skip, len - skip) : Long.MIN_VALUE;
@@ -464,8 +466,9 @@ final class BatchWriter {
         byte[] keys = w.keys();
         // The run in the leaf's encoding: its first begin and last end admitted to the leaf's own prefix (lowering
         // it if need be), and with them every key between.
-        int skip = kl.leaf.admitRun(leaf, keys, w.beginOffset(i), w.beginLength(i), w.endOffset(j - 1), w.endLength(j - 1));
-        long[] ek = skip == kl.skip() ? endpointKey : encodeRun(w, i, j, skip);
+        int skip = kl.leaf.admitRun(leaf, keys, w.beginOffset(i), w.beginLength(i), w.endOffset(j - 1), w.endLength(j - 1), s);
+        int local = skip == kl.skip() ? 0 : skip;
+        long[] ek = local == 0 ? endpointKey : encodeRun(w, i, j, skip);
         LeafEntries.Run out = run;
         long[] ok = out.key;
         int[] ov = out.ver;
@@ -526,7 +529,7 @@ final class BatchWriter {
                 if (vE < expired) {
                     vE = GAP;
                 }
-                eRef = kl.storeKey(keys, eOff, eLen);
+                eRef = kl.leaf.storeKey(local, keys, eOff, eLen);
             }
             if (bRef == NIL) {
                 if (!exactE && eRef >= 0 && eLen == bLen + 1 && keys[eOff + bLen] == 0
@@ -534,7 +537,7 @@ final class BatchWriter {
                     s.arena.retain(eRef >>> 1);
                     bRef = eRef | 1;
                 } else {
-                    bRef = kl.storeKey(keys, bOff, bLen);
+                    bRef = kl.leaf.storeKey(local, keys, bOff, bLen);
                 }
             }
             ok[o] = bp;
@@ -574,7 +577,7 @@ final class BatchWriter {
                 int rn = s.leafCount(right);
                 int move = (cap - rn) / 2;
                 if (move >= Math.max(2, cap / 16) && total - move <= cap) {
-                    entries.spillToSibling(leaf, first, run, outLen, right, move);
+                    entries.spillToSibling(leaf, first, run, outLen, right, move, s);
                     int pc = parent >>> CHUNK_SHIFT;
                     int pb = (parent & CHUNK_MASK) * s.innerCap;
                     s.iMax[pc][pb + slot] = s.leafMax(leaf);
@@ -588,7 +591,7 @@ final class BatchWriter {
             }
         }
         int right = s.allocLeaf();
-        entries.spillToNew(leaf, first, run, outLen, right);
+        entries.spillToNew(leaf, first, run, outLen, right, s);
         s.linkAfter(leaf, right);
         writer.separatorBetween(leaf, right);
         writer.registerRight(leaf, s.leafMax(leaf), right, s.leafMax(right), writer.sepKeyOut, writer.sepRefOut);

@@ -257,13 +257,13 @@ final class BatchedReadPath {
             }
             if (touch) {
                 // The anchors of leaves with a prefix of their own (LeafPrefixes), which the next stage compares with
-                // (their headers are loaded: only such leaves pay for the reference's line and the key block's).
+                // (their headers are loaded: only such leaves pay for the anchor's line and the key block's).
                 for (int x = 0; x < k; x++) {
                     int leaf = leafOf[groupStart[from + x]];
                     int c = leaf >>> CHUNK_SHIFT;
                     int h = (leaf & CHUNK_MASK) * LEAF_HEADER_INTS;
                     if ((s.lHdr[c][h + H_COUNT] >>> SKIP_SHIFT) != 0) {
-                        int unit = s.lRef[c][(leaf & CHUNK_MASK) * leafCap] >>> 1;
+                        int unit = s.lAnchor[c][leaf & CHUNK_MASK];
                         t += s.arena.block(unit)[s.arena.offset(unit)];
                     }
                 }

@@ -236,6 +236,33 @@ public final class HistoryTree implements History {
         return n;
     }
 
+    /** Keys stored as their leaf's prefix and their long, without a chunk ({@link KeyRefs#isSuffix}). A walk, for tests. */
+    long suffixKeys() {
+        long n = 0;
+        for (int leaf = store.leftmostLeaf(); leaf != NIL; leaf = store.leafNext(leaf)) {
+            int base = (leaf & NodeStore.CHUNK_MASK) * store.leafCap;
+            for (int j = 0, count = store.leafCount(leaf); j < count; j++) {
+                n += KeyRefs.isSuffix(store.lRef[leaf >>> NodeStore.CHUNK_SHIFT][base + j]) ? 1 : 0;
+            }
+        }
+        return n;
+    }
+
+    /**
+     * Leaves with a prefix of their own whose anchor is not their first key's chunk (the key it was taken from went
+     * since, or moved on): the prefix outlives the key. A walk of the leaf chain, for tests.
+     */
+    int leavesAnchoredApart() {
+        int n = 0;
+        for (int leaf = store.leftmostLeaf(); leaf != NIL; leaf = store.leafNext(leaf)) {
+            if (layout.leaf.localSkip(leaf) != 0
+                    && store.leafAnchor(leaf) != store.lRef[leaf >>> NodeStore.CHUNK_SHIFT][(leaf & NodeStore.CHUNK_MASK) * store.leafCap] >>> 1) {
+                n++;
+            }
+        }
+        return n;
+    }
+
     public int innersInUse() {
         return store.innersInUse;
     }

@@ -19,6 +19,12 @@ import org.fdbresolver.api.Keys;
  * {@code unit}, and {@code dropLast == 1} means the key is the chunk's bytes without their last byte
  * (how {@code k} shares the chunk of {@code k\0}).
  *
+ * <p>A <em>suffix reference</em> {@code ~len} with {@code len > MAX_INLINE_LENGTH} ({@link #isSuffix}) is a key of a
+ * leaf with a prefix of its own ({@link LeafPrefixes}) that ends at most 8 bytes past that prefix of {@code s} bytes, or
+ * 9 ending in 0x00 ({@link #fitsAfter}): the leaf's prefix (held by its anchor chunk), then the bytes of its inline long,
+ * which skips {@code s}. It holds no chunk. Since {@code s} is at least {@code MAX_INLINE_LENGTH + 1}, {@code len} tells
+ * it from an inline key, and {@link #length} and {@link #compareTail} (given {@code s}) treat both alike.
+ *
  * <p>Two keys that share the skipped prefix and have equal inline longs compare by length when either
  * is at most {@code skip + 8} bytes long (the shorter is then a prefix of the longer), otherwise by
  * their bytes from offset {@code skip + 8} on.
@@ -44,6 +50,17 @@ final class KeyRefs {
      */
     static boolean fitsInline(byte[] key, int off, int len) {
         return len <= INLINE_BYTES || len == MAX_INLINE_LENGTH && key[off + INLINE_BYTES] == 0;
+    }
+
+    /** Whether {@code key[off, off + len)}, whose first {@code s} bytes are a leaf's prefix, fits a suffix reference. */
+    static boolean fitsAfter(byte[] key, int off, int len, int s) {
+        int d = len - s;
+        return d <= INLINE_BYTES || d == MAX_INLINE_LENGTH && key[off + len - 1] == 0;
+    }
+
+    /** Whether {@code ref} is a suffix reference: a key held by its leaf's prefix and its long (see above). */
+    static boolean isSuffix(int ref) {
+        return ref < ~MAX_INLINE_LENGTH;
     }
 
     static boolean isInline(int ref) {

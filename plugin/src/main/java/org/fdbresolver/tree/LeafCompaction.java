@@ -7,6 +7,7 @@ import static org.fdbresolver.tree.NodeStore.GAP;
 import static org.fdbresolver.tree.NodeStore.H_COUNT;
 import static org.fdbresolver.tree.NodeStore.H_MAX;
 import static org.fdbresolver.tree.NodeStore.LEAF_HEADER_INTS;
+import static org.fdbresolver.tree.NodeStore.SKIP_SHIFT;
 
 /**
  * The sweeper's compaction of leaves in key order ({@link Reclaimer}, and a parent sweep's groups,
@@ -82,7 +83,11 @@ abstract class LeafCompaction {
         visited += n;
         known = k;
         prev = p;
-        // The leaf's own prefix stays (its keys all still have it), unless nothing is left to hold one (LeafPrefixes).
+        // The leaf's own prefix stays (its keys all still have it), unless nothing is left to hold one (LeafPrefixes):
+        // then its anchor's reference goes like a key's.
+        if (out == 0 && hdr[h + H_COUNT] >>> SKIP_SHIFT != 0) {
+            release(KeyRefs.arenaRef(s.leafAnchor(leaf), false));
+        }
         hdr[h + H_COUNT] = out == 0 ? 0 : (hdr[h + H_COUNT] & ~COUNT_MASK) | out;
         hdr[h + H_MAX] = max;
         return out;

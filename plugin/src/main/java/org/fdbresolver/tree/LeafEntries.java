@@ -76,10 +76,16 @@ final class LeafEntries {
         store.setLeafCount(leaf, n + 1);
     }
 
-    /** Removes entries {@code [i, j)} of {@code leaf} (their key references are the caller's to release). */
-    void remove(int leaf, int i, int j) {
+    /**
+     * Removes entries {@code [i, j)} of {@code leaf} (their key references are the caller's to release; a local leaf
+     * left empty releases its anchor through {@code refs}).
+     */
+    void remove(int leaf, int i, int j, AnchorRefs refs) {
         if (j > i) {
             int n = store.leafCount(leaf);
+            if (j - i == n) {
+                prefixes.emptied(leaf, refs);
+            }
             shift(leaf, j, i, n - j);
             store.setLeafCount(leaf, n - (j - i));
         }
@@ -118,34 +124,34 @@ final class LeafEntries {
     // ---- between leaves ----
 
     /** Moves {@code leaf}'s upper half into the new, empty leaf {@code right} (not linked: the caller's). */
-    void split(int leaf, int right) {
+    void split(int leaf, int right, AnchorRefs refs) {
         NodeStore s = store;
         int n = s.leafCount(leaf);
         int mid = n / 2;
-        prefixes.copyEncoding(leaf, right);
+        prefixes.copyEncoding(leaf, right, refs);
         copy(leaf, mid, right, 0, n - mid);
         s.setLeafCount(leaf, mid);
         s.setLeafCount(right, n - mid);
         recomputeMax(leaf, right);
-        tighten(leaf, right);
+        tighten(leaf, right, refs);
     }
 
     /** Moves {@code leaf}'s last {@code move} entries to the front of its right neighbour {@code right}. */
-    void moveTail(int leaf, int right, int move) {
+    void moveTail(int leaf, int right, int move, AnchorRefs refs) {
         NodeStore s = store;
         int n = s.leafCount(leaf);
         int rn = s.leafCount(right);
         if (rn > 0) {
-            prefixes.unify(leaf, right);
+            prefixes.unify(leaf, right, refs);
         } else {
-            prefixes.copyEncoding(leaf, right);
+            prefixes.copyEncoding(leaf, right, refs);
         }
         shift(right, 0, move, rn);
         copy(leaf, n - move, right, 0, move);
         s.setLeafCount(leaf, n - move);
         s.setLeafCount(right, rn + move);
         recomputeMax(leaf, right);
-        tighten(leaf, right);
+        tighten(leaf, right, refs);
     }
 
     /**
@@ -153,56 +159,57 @@ final class LeafEntries {
      * then {@code run[0, outLen)}) hands its last {@code move} entries to the front of the right neighbour
      * {@code right}, which has room for them.
      */
-    void spillToSibling(int leaf, int first, Run run, int outLen, int right, int move) {
+    void spillToSibling(int leaf, int first, Run run, int outLen, int right, int move, AnchorRefs refs) {
         NodeStore s = store;
         int total = first + outLen;
         int rn = s.leafCount(right);
         if (rn > 0) {
-            prefixes.unifyRun(leaf, first, run.key, outLen, run.ref, right);
+            prefixes.unifyRun(leaf, first, run.key, run.ref, outLen, refs, right);
         } else {
-            prefixes.copyEncoding(leaf, right);
+            prefixes.copyEncoding(leaf, right, refs);
         }
         shift(right, 0, move, rn);
         distribute(leaf, first, run, total - move, total, right);
         s.setLeafCount(leaf, total - move);
         s.setLeafCount(right, rn + move);
         recomputeMax(leaf, right);
-        tighten(leaf, right);
+        tighten(leaf, right, refs);
     }
 
     /** The same into the new, empty leaf {@code right} (not linked: the caller's), half of the entries each. */
-    void spillToNew(int leaf, int first, Run run, int outLen, int right) {
+    void spillToNew(int leaf, int first, Run run, int outLen, int right, AnchorRefs refs) {
         NodeStore s = store;
         int total = first + outLen;
         int keep = total / 2;
-        prefixes.copyEncoding(leaf, right);
+        prefixes.copyEncoding(leaf, right, refs);
         distribute(leaf, first, run, keep, total, right);
         s.setLeafCount(leaf, keep);
         s.setLeafCount(right, total - keep);
         recomputeMax(leaf, right);
-        tighten(leaf, right);
+        tighten(leaf, right, refs);
     }
 
     /** Appends every entry of {@code right} to its left neighbour {@code left} (which has room); right is left empty. */
-    void append(int left, int right) {
+    void append(int left, int right, AnchorRefs refs) {
         NodeStore s = store;
         int ln = s.leafCount(left);
         int rn = s.leafCount(right);
         if (ln > 0 && rn > 0) {
-            prefixes.unify(left, right);
+            prefixes.unify(left, right, refs);
         } else if (ln == 0) {
-            prefixes.copyEncoding(right, left); // an empty leaf is global: it takes right's keys as they are
+            prefixes.copyEncoding(right, left, refs); // an empty leaf is global: it takes right's keys as they are
         }
         copy(right, 0, left, ln, rn);
+        prefixes.emptied(right, refs);
         s.setLeafCount(left, ln + rn);
         s.setLeafCount(right, 0);
         s.setLeafMax(left, Math.max(s.leafMax(left), s.leafMax(right)));
-        prefixes.tighten(left);
+        prefixes.tighten(left, refs);
     }
 
-    private void tighten(int leaf, int right) {
-        prefixes.tighten(leaf);
-        prefixes.tighten(right);
+    private void tighten(int leaf, int right, AnchorRefs refs) {
+        prefixes.tighten(leaf, refs);
+        prefixes.tighten(right, refs);
     }
 
     /** Copies {@code n} entries from slot {@code from} of {@code src} to slot {@code to} of another leaf {@code dst}. */

@@ -18,9 +18,25 @@ import java.util.Arrays;
  *
  * <p>The rules. A leaf is <em>local</em> when that length is not 0; then it holds at least one entry, every key in it
  * begins with the same {@code s} bytes, {@code s} exceeds the tree's prefix by at least {@link #MIN_GAIN} and is at
- * least {@link #MIN_SKIP} (so no key of it is inline: every one is in a key block), and its prefix bytes are read from
- * slot 0's key block (the <em>anchor</em>). Every other leaf is <em>global</em>: its longs follow the tree's prefix
- * and move with it.
+ * least {@link #MIN_SKIP} (so no key of it is inline: each is in a key block or is a suffix key), and its prefix bytes are read from
+ * its <em>anchor</em>: a key chunk whose first {@code s} bytes are the prefix, on which the leaf holds a reference
+ * of its own ({@link NodeStore#lAnchor}), so that the prefix does not depend on which keys the leaf holds. The anchor
+ * is the chunk of slot 0's key when the leaf goes local and after every move of entries ({@link #tighten}); lowering
+ * keeps it (a shorter prefix of the same bytes); going global or empty drops its reference. References are taken
+ * and dropped through {@link AnchorRefs}: at once by one thread, logged by the parts of a phase. (So a chunk is the
+ * anchor only of leaves that held its key at slot 0 at their last move, or when they went local: two at most, a
+ * point write's {@code k} and {@code k\0} on both sides of a leaf boundary; its reference count stays small.) Every
+ * other leaf is <em>global</em>: its longs follow the tree's prefix and move with it.
+ *
+ * <p><b>Suffix keys.</b> A key of a local leaf that ends at most 8 bytes past the leaf's prefix (or 9 ending in 0x00)
+ * holds no chunk: its reference is {@code ~len} ({@link KeyRefs#isSuffix}), its bytes the anchor's first {@code s}
+ * then its long's. Such keys are made when a key is written into a local leaf ({@link #storeKey}) and when a leaf is
+ * raised by {@link #tighten} (its fitting block keys give their chunks up). Raising a leaf shifts their longs; lowering it past one
+ * (to {@code t} with {@code len > t + 8}, or global) needs a chunk for it, made in the move ({@link #lower},
+ * {@link #unifyRun}) on one thread only: the parts of a phase cannot take chunks, so the partitions make suffix keys
+ * only above a floor no move of theirs lowers a leaf below ({@link #floorFor}, {@link PartitionWriter}), refuse a
+ * batch whose writes would lower one ({@link #partsCanWrite}) and check each hand-on ({@link #canUnifyRun}), and the
+ * sweepers merge only leaves that {@link #canUnify}.
  *
  * <p>How keys meet a local leaf:
  * <ul>
@@ -36,8 +52,8 @@ import java.util.Arrays;
  * keys share {@link #MIN_GAIN} bytes beyond what it skips, its longs are re-read from their key blocks.</li>
  * </ul>
  * Code outside this class and {@link LeafEntries} never moves a leaf's longs to another leaf; it encodes a key for a
- * leaf through the methods here, and reads a leaf's keys by their bytes ({@link KeyLayout#materialize}), which does
- * not depend on the encoding (local leaves hold no inline key).
+ * leaf through the methods here, and reads a leaf's keys by their bytes ({@link #materialize}), which does not depend
+ * on the encoding.
  */
 final class LeafPrefixes {
     /** As {@link InnerPrefixes#MIN_GAIN}: below it the tree's long still tells most keys apart. */
@@ -55,6 +71,215 @@ final class LeafPrefixes {
         this.layout = layout;
     }
 
+    /**
+     * The most key-chunk bytes one step of the one-thread writer can take by lowering leaves that hold suffix keys (its
+     * runs and single writes lower at most four leaves' worth of entries, {@link #lower}): what its budget check adds.
+     */
+    long loweringBytesBound() {
+        int longest = store.longestSuffixKey();
+        return longest == 0 ? 0 : 4L * store.leafCap * KeyArena.chunkBytes(longest);
+    }
+
+    /** Whether a suffix key may be in the tree: one was made since it was cleared (up to date between phases). */
+    boolean mayHoldSuffixKeys() {
+        return store.longestSuffixKey() != 0;
+    }
+
+    /**
+     * The reference of {@code key[off, off + len)} stored on one thread into a leaf whose own prefix is {@code local}
+     * bytes long (0: a global leaf) and which the key has: a suffix reference when it fits one, else as the tree
+     * stores keys ({@link KeyLayout#storeKey}).
+     */
+    int storeKey(int local, byte[] key, int off, int len) {
+        if (local != 0 && KeyRefs.fitsAfter(key, off, len, local)) {
+            return suffixRef(len, store);
+        }
+        return layout.storeKey(key, off, len);
+    }
+
+    /** The suffix reference of a key of {@code len} bytes, made here ({@link AnchorRefs#madeSuffixKey}). */
+    static int suffixRef(int len, AnchorRefs refs) {
+        refs.madeSuffixKey(len);
+        return KeyRefs.inline(len);
+    }
+
+    /** Writes the key at {@code slot} of leaf {@code h} into {@code out} (at least its length long); returns its length. */
+    int materialize(int h, int slot, byte[] out) {
+        NodeStore st = store;
+        int at = (h & CHUNK_MASK) * st.leafCap + slot;
+        long p = st.lKey[h >>> CHUNK_SHIFT][at];
+        int ref = st.lRef[h >>> CHUNK_SHIFT][at];
+        if (!KeyRefs.isSuffix(ref)) {
+            return layout.materialize(p, ref, out);
+        }
+        int s = localSkip(h);
+        int unit = anchor(h);
+        System.arraycopy(arena.block(unit), arena.offset(unit), out, 0, s);
+        return suffixBytes(p, ~ref, s, out);
+    }
+
+    /** Writes bytes {@code [s, len)} of a suffix key (long {@code p}, skipping {@code s}) into {@code out}; returns len. */
+    static int suffixBytes(long p, int len, int s, byte[] out) {
+        long u = p ^ Long.MIN_VALUE;
+        for (int i = s; i < len; i++) {
+            out[i] = i - s < KeyRefs.INLINE_BYTES ? (byte) (u >>> (56 - 8 * (i - s))) : 0;
+        }
+        return len;
+    }
+
+    /**
+     * Whether a suffix key of {@code len} bytes, long {@code p} skipping {@code s}, still fits one in a leaf lowered to
+     * {@code t < s} bytes of its own (0: the leaf goes global, where no key longer than an inline one is without a
+     * chunk).
+     */
+    private static boolean suffixFitsAt(long p, int len, int s, int t) {
+        if (t == 0) {
+            return false;
+        }
+        int d = len - t;
+        if (d != KeyRefs.MAX_INLINE_LENGTH) {
+            return d <= KeyRefs.INLINE_BYTES;
+        }
+        // The 9th byte past t is the key's last: 0x00 past the long (len == s + 9), else the long's byte len - 1 - s.
+        return len - s == KeyRefs.MAX_INLINE_LENGTH || (((p ^ Long.MIN_VALUE) >>> (56 - 8 * (len - 1 - s))) & 0xFF) == 0;
+    }
+
+    /**
+     * Gives the suffix keys among entries {@code [from, to)} (longs {@code keys}, references {@code refs}, skipping
+     * {@code s} bytes of prefix {@code p[pOff, pOff + s)}) that do not fit a leaf lowered to {@code t} (0: global) a key
+     * chunk of their own, through {@code r}: on one thread, the only one to lower a leaf that holds such keys (the
+     * parts of a phase never lower such keys: the partitions refuse batches that could,
+     * {@link #partsCanWrite}, the sweeper's groups merge only leaves that {@link #canUnify}).
+     */
+    private void unsuffix(long[] keys, int[] refs, int from, int to, int s, int t, byte[] p, int pOff, AnchorRefs r) {
+        for (int j = from; j < to; j++) {
+            int ref = refs[j];
+            if (KeyRefs.isSuffix(ref) && !suffixFitsAt(keys[j], ~ref, s, t)) {
+                refs[j] = r.storeSuffixKey(p, pOff, s, keys[j], ~ref);
+            }
+        }
+    }
+
+    /** Whether every suffix key of leaf {@code h} (local at {@code s}) fits when it is lowered to {@code t} (0: global). */
+    private boolean fitsLowered(int h, int s, int t) {
+        if (t == s) {
+            return true;
+        }
+        NodeStore st = store;
+        int base = (h & CHUNK_MASK) * st.leafCap;
+        return fitAt(st.lKey[h >>> CHUNK_SHIFT], st.lRef[h >>> CHUNK_SHIFT], base, base + st.leafCount(h), s, t);
+    }
+
+    /**
+     * Whether the partitions can apply the endpoints routed to leaf {@code h}, the first {@code key[aOff, aOff + aLen)}
+     * and the last {@code key[zOff, zOff + zLen)} (sorted), without a key chunk (they make none during the phase): the
+     * suffix keys the leaf holds fit its chain's floor ({@link #floorFor}), below which no endpoint lowers a member
+     * (hand-ons check their own moves). Otherwise the batch is the one thread's.
+     */
+    boolean partsCanWrite(int h, byte[] key, int aOff, int aLen, int zOff, int zLen) {
+        if (!mayHoldSuffixKeys() || !holdsSuffixKey(h)) {
+            return true;
+        }
+        int f = floorFor(h, key, aOff, aLen, zOff, zLen);
+        return f != 0 && fitsLowered(h, localSkip(h), f);
+    }
+
+    /**
+     * A partition chain's floor for suffix keys ({@link PartitionWriter}): how much of leaf {@code h}'s own prefix the
+     * first and the last endpoint routed to it ({@code key[aOff, aOff + aLen)}, {@code key[zOff, zOff + zLen)}, sorted)
+     * have, and so every endpoint between: no endpoint lowers the leaf, nor a leaf made of its keys, below that. 0 when
+     * the leaf is global or that is too short for a prefix of its own (the chain then makes no suffix key).
+     */
+    int floorFor(int h, byte[] key, int aOff, int aLen, int zOff, int zLen) {
+        int s = localSkip(h);
+        if (s == 0) {
+            return 0;
+        }
+        int f = Math.min(sharedWith(h, s, key, aOff, aLen), sharedWith(h, s, key, zOff, zLen));
+        return f == s || eligible(f) ? f : 0;
+    }
+
+    /** How much of local leaf {@code h}'s prefix ({@code s} bytes) {@code key[off, off + len)} has. */
+    private int sharedWith(int h, int s, byte[] key, int off, int len) {
+        int anchor = anchor(h);
+        byte[] block = arena.block(anchor);
+        int o = arena.offset(anchor);
+        int g = layout.skip();
+        int end = Math.min(len, s);
+        int m = Arrays.mismatch(key, off + g, off + end, block, o + g, o + end);
+        return m < 0 ? end : g + m;
+    }
+
+    /** Whether leaf {@code h} holds a suffix key (a scan of its references). */
+    boolean holdsSuffixKey(int h) {
+        if (localSkip(h) == 0) {
+            return false;
+        }
+        NodeStore st = store;
+        int[] refs = st.lRef[h >>> CHUNK_SHIFT];
+        int base = (h & CHUNK_MASK) * st.leafCap;
+        for (int j = base, end = base + st.leafCount(h); j < end; j++) {
+            if (KeyRefs.isSuffix(refs[j])) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * As {@link #canUnify} for {@link #unifyRun}'s leaf {@code leaf} (its first {@code first} entries, then the run's
+     * {@code outLen}) and sibling {@code b}.
+     */
+    boolean canUnifyRun(int leaf, int first, long[] run, int[] runRefs, int outLen, int b) {
+        int sa = localSkip(leaf);
+        int sb = localSkip(b);
+        if (sa == 0 && sb == 0) {
+            return true;
+        }
+        int to = 0;
+        if (sa != 0 && sb != 0) {
+            int target = shared(anchor(leaf), anchor(b), Math.min(sa, sb));
+            to = eligible(target) ? target : 0;
+        }
+        if (sa != 0 && to != sa) {
+            NodeStore st = store;
+            int base = (leaf & CHUNK_MASK) * st.leafCap;
+            if (!fitAt(st.lKey[leaf >>> CHUNK_SHIFT], st.lRef[leaf >>> CHUNK_SHIFT], base, base + first, sa, to)
+                    || !fitAt(run, runRefs, 0, outLen, sa, to)) {
+                return false;
+            }
+        }
+        return sb == 0 || fitsLowered(b, sb, to);
+    }
+
+    /** Whether the suffix keys among entries {@code [from, to)} (at {@code s}) fit a leaf lowered to {@code t}. */
+    private static boolean fitAt(long[] keys, int[] refs, int from, int to, int s, int t) {
+        for (int j = from; j < to; j++) {
+            if (KeyRefs.isSuffix(refs[j]) && !suffixFitsAt(keys[j], ~refs[j], s, t)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Whether leaves {@code a} and {@code b} can trade entries ({@link #unify}) without a key chunk: the sweeper merges
+     * them only then (its parallel groups cannot allocate; the one-thread sweeper frees rather than takes).
+     */
+    boolean canUnify(int a, int b) {
+        int sa = localSkip(a);
+        int sb = localSkip(b);
+        if (sa == 0 && sb == 0) {
+            return true;
+        }
+        int to = 0;
+        if (sa != 0 && sb != 0) {
+            int target = shared(anchor(a), anchor(b), Math.min(sa, sb));
+            to = eligible(target) ? target : 0;
+        }
+        return (sa == 0 || fitsLowered(a, sa, to)) && (sb == 0 || fitsLowered(b, sb, to));
+    }
+
     /** The leaf's own prefix length, or 0 when it follows the tree's shared prefix. */
     int localSkip(int h) {
         return store.leafSkip(h);
@@ -66,8 +291,30 @@ final class LeafPrefixes {
         return s != 0 ? s : layout.skip();
     }
 
-    private int anchorRef(int h) {
-        return store.lRef[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * store.leafCap];
+    /** The unit of local leaf {@code h}'s anchor chunk. */
+    private int anchor(int h) {
+        return store.leafAnchor(h);
+    }
+
+    /** Makes global leaf {@code h} local at {@code s} bytes, anchored on chunk {@code unit} (a reference is taken). */
+    private void makeLocal(int h, int s, int unit, AnchorRefs refs) {
+        store.sawLocalLeaf();
+        refs.retainChunk(unit);
+        store.setLeafAnchor(h, unit);
+        store.setLeafSkip(h, s);
+    }
+
+    /** Makes local leaf {@code h} global (its longs already follow the tree's prefix): its anchor is released. */
+    private void makeGlobal(int h, AnchorRefs refs) {
+        refs.releaseChunk(anchor(h));
+        store.setLeafSkip(h, 0);
+    }
+
+    /** Releases the anchor of leaf {@code h} when it is local: it is about to be emptied (an empty leaf is global). */
+    void emptied(int h, AnchorRefs refs) {
+        if (localSkip(h) != 0) {
+            makeGlobal(h, refs);
+        }
     }
 
     /**
@@ -76,7 +323,7 @@ final class LeafPrefixes {
      * tree's shared prefix ({@code len >= 0}).
      */
     int localLength(int h, int s, byte[] key, int off, int len) {
-        int anchor = anchorRef(h) >>> 1;
+        int anchor = anchor(h);
         byte[] block = arena.block(anchor);
         int o = arena.offset(anchor);
         int g = layout.skip();
@@ -118,10 +365,10 @@ final class LeafPrefixes {
      * encoding) has too, lowering it or making the leaf global, and returns the key's long in the leaf's encoding: how a
      * key is stored into a leaf.
      */
-    long admit(int h, long kp, byte[] key, int off, int len) {
+    long admit(int h, long kp, byte[] key, int off, int len, AnchorRefs refs) {
         int s = localSkip(h);
         if (s != 0) {
-            s = lowerFor(h, s, key, off, len);
+            s = lowerFor(h, s, key, off, len, refs);
         }
         return s == 0 ? kp : KeyRefs.prefix(key, off + s, len - s);
     }
@@ -131,20 +378,20 @@ final class LeafPrefixes {
      * ({@code key[zOff, zOff + zLen)}) to leaf {@code h}: every key between two that have a prefix has it too. Returns
      * the length of the prefix the leaf's longs then skip (the tree's when it is global).
      */
-    int admitRun(int h, byte[] key, int aOff, int aLen, int zOff, int zLen) {
+    int admitRun(int h, byte[] key, int aOff, int aLen, int zOff, int zLen, AnchorRefs refs) {
         int s = localSkip(h);
         if (s != 0) {
-            s = lowerFor(h, s, key, aOff, aLen);
+            s = lowerFor(h, s, key, aOff, aLen, refs);
             if (s != 0) {
-                s = lowerFor(h, s, key, zOff, zLen);
+                s = lowerFor(h, s, key, zOff, zLen, refs);
             }
         }
         return s != 0 ? s : layout.skip();
     }
 
     /** The local prefix length of {@code h} (at {@code s}) once lowered for {@code key}; 0 when it went global. */
-    private int lowerFor(int h, int s, byte[] key, int off, int len) {
-        int anchor = anchorRef(h) >>> 1;
+    private int lowerFor(int h, int s, byte[] key, int off, int len, AnchorRefs refs) {
+        int anchor = anchor(h);
         byte[] block = arena.block(anchor);
         int o = arena.offset(anchor);
         int g = layout.skip();
@@ -154,24 +401,30 @@ final class LeafPrefixes {
             return s;
         }
         int shared = m < 0 ? end : g + m;
-        return lower(h, shared, block, o);
+        return lower(h, shared, block, o, refs);
     }
 
     /**
      * Lowers local leaf {@code h}'s prefix to {@code target} bytes (less than its own), or makes it global when that
      * is too short to be local; {@code p[pOff, pOff + s)} holds the leaf's prefix. Returns the new local prefix
-     * length, 0 when global. Reads no key block: the longs gain the prefix bytes between the two lengths.
+     * length, 0 when global (its anchor then released). Reads no key block: the longs gain the prefix bytes between
+     * the two lengths; a leaf that stays local keeps its anchor (whose first bytes are the shorter prefix too).
      */
-    int lower(int h, int target, byte[] p, int pOff) {
+    int lower(int h, int target, byte[] p, int pOff, AnchorRefs refs) {
         NodeStore st = store;
         int s = localSkip(h);
         int to = eligible(target) ? target : layout.skip();
         int c = h >>> CHUNK_SHIFT;
         int base = (h & CHUNK_MASK) * st.leafCap;
         int n = st.lHdr[c][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK;
-        lowerLongs(st.lKey[c], base, base + n, s, to, p, pOff);
         int local = to == layout.skip() ? 0 : to;
-        st.setLeafSkip(h, local);
+        unsuffix(st.lKey[c], st.lRef[c], base, base + n, s, local, p, pOff, refs);
+        lowerLongs(st.lKey[c], base, base + n, s, to, p, pOff);
+        if (local == 0) {
+            makeGlobal(h, refs);
+        } else {
+            st.setLeafSkip(h, local);
+        }
         return local;
     }
 
@@ -206,7 +459,7 @@ final class LeafPrefixes {
      * Brings leaves {@code a} and {@code b}, about to trade entries, to one encoding: both local with the prefix both
      * share, or both global. Returns the common encoding's local prefix length (0: global).
      */
-    int unify(int a, int b) {
+    int unify(int a, int b, AnchorRefs refs) {
         int sa = localSkip(a);
         int sb = localSkip(b);
         if (sa == 0 && sb == 0) {
@@ -214,126 +467,197 @@ final class LeafPrefixes {
         }
         int target = 0;
         if (sa != 0 && sb != 0) {
-            target = shared(anchorRef(a), anchorRef(b), Math.min(sa, sb));
+            target = shared(anchor(a), anchor(b), Math.min(sa, sb));
         }
         if (sa != 0) {
-            sa = lowerAnchored(a, target);
+            sa = lowerAnchored(a, target, refs);
         }
         if (sb != 0) {
-            sb = lowerAnchored(b, target);
+            sb = lowerAnchored(b, target, refs);
         }
         return sa;
     }
 
     /**
      * As {@link #unify}, for a leaf whose new sequence is its first {@code first} entries then {@code run[0, outLen)}
-     * (a run that overflowed it, in its encoding at {@code s}, 0: global), and the sibling {@code b} that takes some of
-     * them: the leaf's part, the run and the sibling are brought to one encoding, whose local prefix length is
-     * returned (0: global) and set on the leaf and the sibling.
+     * (a run that overflowed it, longs and references, in its encoding at {@code s}, 0: global), and the sibling
+     * {@code b} that takes some of them: the leaf's part, the run and the sibling are brought to one encoding, whose
+     * local prefix length is returned (0: global) and set on the leaf and the sibling.
      */
-    int unifyRun(int leaf, int first, long[] run, int outLen, int[] runRefs, int b) {
+    int unifyRun(int leaf, int first, long[] run, int[] runRefs, int outLen, AnchorRefs refs, int b) {
         int sa = localSkip(leaf);
         int sb = localSkip(b);
         if (sa == 0 && sb == 0) {
             return 0;
         }
-        int anchorA = first > 0 ? anchorRef(leaf) : runRefs[0];
         int target = 0;
         if (sa != 0 && sb != 0) {
-            target = shared(anchorA, anchorRef(b), Math.min(sa, sb));
+            target = shared(anchor(leaf), anchor(b), Math.min(sa, sb));
         }
         int to = target != 0 && eligible(target) ? target : layout.skip();
         if (sa != 0) {
-            int unit = anchorA >>> 1;
+            int unit = anchor(leaf);
             byte[] p = arena.block(unit);
             int pOff = arena.offset(unit);
             NodeStore st = store;
             int c = leaf >>> CHUNK_SHIFT;
             int base = (leaf & CHUNK_MASK) * st.leafCap;
+            int local = to == layout.skip() ? 0 : to;
+            unsuffix(st.lKey[c], st.lRef[c], base, base + first, sa, local, p, pOff, refs);
+            unsuffix(run, runRefs, 0, outLen, sa, local, p, pOff, refs);
             lowerLongs(st.lKey[c], base, base + first, sa, to, p, pOff);
             lowerLongs(run, 0, outLen, sa, to, p, pOff);
-            st.setLeafSkip(leaf, to == layout.skip() ? 0 : to);
+            if (to == layout.skip()) {
+                makeGlobal(leaf, refs);
+            } else {
+                st.setLeafSkip(leaf, to);
+            }
         }
         if (sb != 0) {
-            lowerAnchored(b, to == layout.skip() ? 0 : to);
+            lowerAnchored(b, to == layout.skip() ? 0 : to, refs);
         }
         return to == layout.skip() ? 0 : to;
     }
 
     /** Lowers local leaf {@code h} to {@code target} (0 or too short: global) with its anchor's bytes; the new local length. */
-    private int lowerAnchored(int h, int target) {
-        int unit = anchorRef(h) >>> 1;
+    private int lowerAnchored(int h, int target, AnchorRefs refs) {
+        int unit = anchor(h);
         int s = localSkip(h);
         if (target == s) {
             return s;
         }
-        return lower(h, target == 0 ? layout.skip() : target, arena.block(unit), arena.offset(unit));
+        return lower(h, target == 0 ? layout.skip() : target, arena.block(unit), arena.offset(unit), refs);
     }
 
-    /** The length of the prefix the keys of chunk references {@code x} and {@code y} share, at most {@code max}. */
-    private int shared(int x, int y, int max) {
-        int ux = x >>> 1;
-        int uy = y >>> 1;
+    /** The length of the prefix the keys of chunks {@code ux} and {@code uy} share, at most {@code max}. */
+    private int shared(int ux, int uy, int max) {
         int g = layout.skip();
         int m = Arrays.mismatch(arena.block(ux), arena.offset(ux) + g, arena.offset(ux) + max,
                 arena.block(uy), arena.offset(uy) + g, arena.offset(uy) + max);
         return m < 0 ? max : g + m;
     }
 
-    /** Makes {@code b} take leaf {@code a}'s encoding: {@code b} is new and about to receive entries from {@code a}. */
-    void copyEncoding(int a, int b) {
-        NodeStore st = store;
-        st.setLeafSkip(b, localSkip(a));
+    /**
+     * Makes {@code b} take leaf {@code a}'s encoding: {@code b} is empty and about to receive entries from {@code a}
+     * (its anchor too, until the move's {@link #tighten} anchors it on its own first key).
+     */
+    void copyEncoding(int a, int b, AnchorRefs refs) {
+        int s = localSkip(a);
+        if (s != 0) {
+            makeLocal(b, s, anchor(a), refs);
+        }
     }
 
     /**
      * Gives leaf {@code h} a longer prefix when its keys share at least {@link #MIN_GAIN} bytes beyond what its longs
      * skip now (and it is eligible, and holds no inline key): its longs are then re-read from their key blocks. The
      * sorted keys share what the first and the last share, so only those two are compared first, and their key
-     * blocks only when their longs are equal (else they differ within the 8 bytes a gain needs).
+     * blocks only when their longs are equal (else they differ within the 8 bytes a gain needs). A leaf local after
+     * it is anchored on its first key's chunk (so a chunk anchors only the leaves that held it first at their last
+     * move).
      */
-    void tighten(int h) {
+    void tighten(int h, AnchorRefs refs) {
+        boolean raised = raise(h, refs);
+        if (localSkip(h) != 0) {
+            NodeStore st = store;
+            int firstRef = st.lRef[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * st.leafCap];
+            int first = firstRef >>> 1;
+            int old = anchor(h);
+            if (firstRef >= 0 && first != old) {
+                refs.retainChunk(first);
+                st.setLeafAnchor(h, first);
+                refs.releaseChunk(old);
+            }
+            // Block keys that fit a suffix reference appear when the prefix grows (keys written into a local leaf are
+            // stored as suffix keys at once): only then are the chunks' lengths read.
+            int floor = refs.suffixFloor();
+            if (raised && floor != 0) {
+                dropChunks(h, Math.min(floor, localSkip(h)), refs);
+            }
+        }
+    }
+
+    /**
+     * Stores as suffix references the keys of local leaf {@code h} that fit one after {@code s} bytes (its prefix, or a
+     * partition chain's floor below it, {@link AnchorRefs#suffixFloor}), their chunks released.
+     */
+    private void dropChunks(int h, int s, AnchorRefs anchorRefs) {
+        NodeStore st = store;
+        int c = h >>> CHUNK_SHIFT;
+        int base = (h & CHUNK_MASK) * st.leafCap;
+        int[] refs = st.lRef[c];
+        for (int j = base, end = base + st.leafCount(h); j < end; j++) {
+            int ref = refs[j];
+            if (ref >= 0) {
+                int unit = ref >>> 1;
+                int len = arena.length(unit) - (ref & 1);
+                if (KeyRefs.fitsAfter(arena.block(unit), arena.offset(unit), len, s)) {
+                    anchorRefs.releaseChunk(unit);
+                    refs[j] = suffixRef(len, anchorRefs);
+                }
+            }
+        }
+    }
+
+    /**
+     * {@link #tighten}'s longer prefix, when the keys have one (a leaf going local is anchored on its first key); whether
+     * it took one.
+     */
+    private boolean raise(int h, AnchorRefs refs) {
         NodeStore st = store;
         int c = h >>> CHUNK_SHIFT;
         int n = st.lHdr[c][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK;
         if (n < 2) {
-            return;
+            return false;
         }
         int base = (h & CHUNK_MASK) * st.leafCap;
         long[] keys = st.lKey[c];
         if (keys[base] != keys[base + n - 1]) {
-            return; // the first and last keys differ within the 8 bytes after what the leaf skips: no gain
+            return false; // the first and last keys differ within the 8 bytes after what the leaf skips: no gain
         }
-        int[] refs = st.lRef[c];
-        int firstRef = refs[base];
-        int lastRef = refs[base + n - 1];
+        int[] slotRefs = st.lRef[c];
+        int firstRef = slotRefs[base];
+        int lastRef = slotRefs[base + n - 1];
         if (firstRef < 0 || lastRef < 0) {
-            return;
+            return false;
         }
         int now = skipOf(h);
         int fl = KeyRefs.length(firstRef, arena);
         int ll = KeyRefs.length(lastRef, arena);
         int end = Math.min(fl, ll);
         if (end - now < MIN_GAIN) {
-            return;
+            return false;
         }
-        int target = shared(firstRef, lastRef, Math.min(end, NodeStore.MAX_LEAF_SKIP));
+        int target = shared(firstRef >>> 1, lastRef >>> 1, Math.min(end, NodeStore.MAX_LEAF_SKIP));
         if (target - now < MIN_GAIN || !eligible(target)) {
-            return;
+            return false;
         }
-        if (localSkip(h) == 0) {
+        boolean global = localSkip(h) == 0;
+        if (global) {
             for (int j = 1; j < n - 1; j++) {
-                if (refs[base + j] < 0) {
-                    return; // an inline key: the leaf stays global
+                if (slotRefs[base + j] < 0) {
+                    return false; // an inline key: the leaf stays global
                 }
             }
         }
+        int gain = target - now;
         for (int j = 0; j < n; j++) {
-            int ref = refs[base + j];
+            int ref = slotRefs[base + j];
+            if (KeyRefs.isSuffix(ref)) {
+                // No bytes past its long but a 0x00: the long's bytes after the gain, zero-padded.
+                long u = keys[base + j] ^ Long.MIN_VALUE;
+                keys[base + j] = (gain >= KeyRefs.INLINE_BYTES ? 0 : u << (gain << 3)) ^ Long.MIN_VALUE;
+                continue;
+            }
             int unit = ref >>> 1;
             keys[base + j] = KeyRefs.prefix(arena.block(unit), arena.offset(unit) + target, KeyRefs.length(ref, arena) - target);
         }
-        st.setLeafSkip(h, target);
+        if (global) {
+            makeLocal(h, target, firstRef >>> 1, refs);
+        } else {
+            st.setLeafSkip(h, target); // tighten anchors it on its first key next
+        }
+        return true;
     }
 
     /** Why leaf {@code h}'s encoding breaks the rules above, or null (invariant checks). */
@@ -352,16 +676,26 @@ final class LeafPrefixes {
         }
         int c = h >>> CHUNK_SHIFT;
         int base = (h & CHUNK_MASK) * st.leafCap;
-        int anchor = anchorRef(h);
+        int anchor = anchor(h);
+        if (arena.length(anchor) < s) {
+            return "local leaf " + h + " has an anchor of " + arena.length(anchor) + " bytes, shorter than its prefix";
+        }
         for (int j = 0; j < n; j++) {
             int ref = st.lRef[c][base + j];
+            if (KeyRefs.isSuffix(ref)) {
+                int len = ~ref;
+                if (len < s || len - s > KeyRefs.MAX_INLINE_LENGTH) {
+                    return "local leaf " + h + " holds a suffix key of " + len + " bytes at slot " + j;
+                }
+                continue;
+            }
             if (ref < 0) {
                 return "local leaf " + h + " holds an inline key at slot " + j;
             }
             int unit = ref >>> 1;
             int len = KeyRefs.length(ref, arena);
             if (len < s || !Arrays.equals(arena.block(unit), arena.offset(unit), arena.offset(unit) + s,
-                    arena.block(anchor >>> 1), arena.offset(anchor >>> 1), arena.offset(anchor >>> 1) + s)) {
+                    arena.block(anchor), arena.offset(anchor), arena.offset(anchor) + s)) {
                 return "local leaf " + h + " key " + j + " lacks the leaf's " + s + "-byte prefix";
             }
             if (st.lKey[c][base + j] != KeyRefs.prefix(arena.block(unit), arena.offset(unit) + s, len - s)) {

@@ -20,6 +20,9 @@ import java.util.Arrays;
  * at the largest node size) and above them ({@link #SKIP_SHIFT}) the length of the leaf's own prefix
  * ({@link LeafPrefixes}: 0 when its longs follow the tree's shared prefix), so that a search reads both in one
  * load; {@link #H_NEXT} and {@link #H_PREV} leaf; {@link #H_MAX} (an upper bound of its entries' versions).</li>
+ * <li>Leaf anchor ({@value #LEAF_ANCHOR_BYTES} bytes, {@code lAnchor}, an array of its own so that headers stay 16
+ * bytes): for a leaf with a prefix of its own, the key chunk its prefix bytes are read from, on which it holds a
+ * reference ({@link LeafPrefixes}).</li>
  * <li>Inner slot ({@value #INNER_SLOT_BYTES} bytes): separator prefix long ({@code iKey}) and reference
  * int ({@code iRef}) — slot 0's separator is unused: it routes everything below slot 1's —, child
  * handle ({@code iChild}), child's max version ({@code iMax}, an upper bound of every version in the
@@ -28,14 +31,16 @@ import java.util.Arrays;
  * ({@code iSkip}, {@link InnerPrefixes}: 0 when its separators' longs follow the tree's shared prefix).</li>
  * </ul>
  * A leaf or inner block counts {@code nodeBytes} towards {@link #historyBytes()}; capacities are what
- * fits ({@code (nodeBytes - 16) / 16} entries, {@code (nodeBytes - 8) / 20} children). Pools never grow
+ * fits ({@code (nodeBytes - 20) / 16} entries, {@code (nodeBytes - 8) / 20} children). Pools never grow
  * past {@code budget / nodeBytes} nodes each.
  */
-final class NodeStore {
+final class NodeStore implements AnchorRefs {
     /** Version of an interval no retained write covers. */
     static final int GAP = Integer.MIN_VALUE;
     static final int NIL = -1;
     static final int LEAF_HEADER_BYTES = 16;
+    /** Per leaf beside its header: the unit of the key chunk that holds its own prefix ({@link #lAnchor}). */
+    static final int LEAF_ANCHOR_BYTES = 4;
     static final int LEAF_SLOT_BYTES = 16;
     static final int LEAF_HEADER_INTS = 4;
     static final int H_COUNT = 0;
@@ -62,6 +67,10 @@ final class NodeStore {
     final int maxLeaves;
     final int maxInners;
     final KeyArena arena;
+    /** A suffix key's bytes on their way to a chunk of their own ({@link #storeSuffixKey}); grows to the longest, once. */
+    private byte[] suffixScratch = new byte[KeyLayout.INITIAL_KEY_BUFFER];
+    private int longestSuffixKey;
+    private boolean localLeafSeen;
     /** The heap the node chunks and key arrays of this store (and of any history sharing it) may take. */
     final Reservation reservation;
     /** Heap one chunk of {@link #CHUNK_NODES} leaves, or inner nodes, takes (its arrays with their headers). */
@@ -74,6 +83,11 @@ final class NodeStore {
     int[][] lRef = new int[0][];
     /** Leaf headers, {@link #LEAF_HEADER_INTS} ints per leaf: count and own prefix length, next, previous, max version. */
     int[][] lHdr = new int[0][];
+    /**
+     * Per leaf with a prefix of its own ({@link LeafPrefixes}): the unit of a key chunk whose first bytes are that
+     * prefix (its <em>anchor</em>), on which the leaf holds a reference of its own; meaningless for a global leaf.
+     */
+    int[][] lAnchor = new int[0][];
     private int leafHighWater;
     private int leafFree = NIL;
     int leavesInUse;
@@ -98,7 +112,7 @@ final class NodeStore {
 
     NodeStore(int nodeBytes, int keyBlockBytes, long budgetBytes, Reservation reservation) {
         this.nodeBytes = nodeBytes;
-        this.leafCap = (nodeBytes - LEAF_HEADER_BYTES) / LEAF_SLOT_BYTES;
+        this.leafCap = (nodeBytes - LEAF_HEADER_BYTES - LEAF_ANCHOR_BYTES) / LEAF_SLOT_BYTES;
         if (leafCap > COUNT_MASK) {
             throw new IllegalArgumentException("nodeBytes " + nodeBytes + " holds more leaf entries than a header counts");
         }
@@ -107,7 +121,7 @@ final class NodeStore {
         this.maxInners = maxLeaves;
         this.reservation = reservation;
         this.leafChunkBytes = CHUNK_NODES * (long) leafCap * (Long.BYTES + 2 * Integer.BYTES)
-                + CHUNK_NODES * (long) LEAF_HEADER_INTS * Integer.BYTES + 4 * Reservation.ARRAY_HEADER_BYTES;
+                + CHUNK_NODES * (long) (LEAF_HEADER_INTS + 1) * Integer.BYTES + 5 * Reservation.ARRAY_HEADER_BYTES;
         this.innerChunkBytes = CHUNK_NODES * (long) innerCap * (Long.BYTES + 3 * Integer.BYTES)
                 + CHUNK_NODES * (long) INNER_HEADER_BYTES + 6 * Reservation.ARRAY_HEADER_BYTES;
         this.arena = new KeyArena(keyBlockBytes, reservation);
@@ -154,6 +168,7 @@ final class NodeStore {
         lVer = new int[0][];
         lRef = new int[0][];
         lHdr = new int[0][];
+        lAnchor = new int[0][];
         leafHighWater = 0;
         leafFree = NIL;
         leavesInUse = 0;
@@ -167,6 +182,8 @@ final class NodeStore {
         innerFree = NIL;
         innersInUse = 0;
         arena.clear();
+        longestSuffixKey = 0;
+        localLeafSeen = false;
         height = 0;
         root = allocLeaf();
     }
@@ -190,6 +207,7 @@ final class NodeStore {
                 lVer = Arrays.copyOf(lVer, n);
                 lRef = Arrays.copyOf(lRef, n);
                 lHdr = Arrays.copyOf(lHdr, n);
+                lAnchor = Arrays.copyOf(lAnchor, n);
             }
             if (lKey[c] == null) {
                 reservation.take(leafChunkBytes);
@@ -197,6 +215,7 @@ final class NodeStore {
                 lVer[c] = new int[CHUNK_NODES * leafCap];
                 lRef[c] = new int[CHUNK_NODES * leafCap];
                 lHdr[c] = new int[CHUNK_NODES * LEAF_HEADER_INTS];
+                lAnchor[c] = new int[CHUNK_NODES];
             }
         }
         int[] hdr = lHdr[h >>> CHUNK_SHIFT];
@@ -232,6 +251,7 @@ final class NodeStore {
             lVer = Arrays.copyOf(lVer, chunks);
             lRef = Arrays.copyOf(lRef, chunks);
             lHdr = Arrays.copyOf(lHdr, chunks);
+            lAnchor = Arrays.copyOf(lAnchor, chunks);
         }
     }
 
@@ -284,6 +304,63 @@ final class NodeStore {
         innersInUse--;
     }
 
+    @Override
+    public void retainChunk(int unit) {
+        arena.retain(unit);
+    }
+
+    @Override
+    public void releaseChunk(int unit) {
+        arena.release(unit);
+    }
+
+    @Override
+    public int suffixFloor() {
+        return Integer.MAX_VALUE;
+    }
+
+    @Override
+    public void madeSuffixKey(int len) {
+        if (len > longestSuffixKey) {
+            longestSuffixKey = len;
+        }
+    }
+
+    /**
+     * The longest suffix key ({@link KeyRefs#isSuffix}) made since the tree was cleared, 0 for none: what lowering a
+     * leaf can give chunks to is bounded by it ({@link LeafPrefixes#loweringBytesBound}). Up to date between phases
+     * (the partitions' are added after theirs).
+     */
+    int longestSuffixKey() {
+        return longestSuffixKey;
+    }
+
+    /** Whether a leaf went local since the tree was cleared (set by any thread; read between phases). */
+    boolean localLeafSeen() {
+        return localLeafSeen;
+    }
+
+    void sawLocalLeaf() {
+        localLeafSeen = true;
+    }
+
+    @Override
+    public int storeSuffixKey(byte[] p, int pOff, int s, long inline, int len) {
+        byte[] k = suffixScratch.length >= len ? suffixScratch : (suffixScratch = new byte[Math.max(len, 2 * suffixScratch.length)]);
+        System.arraycopy(p, pOff, k, 0, s);
+        LeafPrefixes.suffixBytes(inline, len, s, k);
+        return KeyRefs.arenaRef(arena.allocate(k, 0, len), false);
+    }
+
+    /** Leaf {@code h}'s anchor chunk (meaningful while it has a prefix of its own, {@link LeafPrefixes}). */
+    int leafAnchor(int h) {
+        return lAnchor[h >>> CHUNK_SHIFT][h & CHUNK_MASK];
+    }
+
+    void setLeafAnchor(int h, int unit) {
+        lAnchor[h >>> CHUNK_SHIFT][h & CHUNK_MASK] = unit;
+    }
+
     /** Drops a node's reference to a key chunk (inline references hold none). */
     void releaseRef(int ref) {
         if (ref >= 0) {
@@ -297,7 +374,10 @@ final class NodeStore {
         return (lHdr[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK);
     }
 
-    /** Sets leaf {@code h}'s entry count; an empty leaf has no prefix of its own ({@link LeafPrefixes}). */
+    /**
+     * Sets leaf {@code h}'s entry count; an empty leaf has no prefix of its own ({@link LeafPrefixes}: a caller that
+     * empties a local leaf has released its anchor first).
+     */
     void setLeafCount(int h, int n) {
         int[] hdr = lHdr[h >>> CHUNK_SHIFT];
         int at = (h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT;

@@ -208,7 +208,8 @@ final class ParentSweep implements BatchWorkers.Task {
     }
 
     /**
-     * After the groups: the leaves that went are unlinked and freed and the key chunks released, in key order;
+     * After the groups: the leaves that went are unlinked, the anchors taken retained, the leaves freed and the key
+     * chunks released, in key order;
      * then the levels above, as the sweeper does on its way back up; the cursor; a root of one child collapses.
      */
     private void finish() {
@@ -217,6 +218,10 @@ final class ParentSweep implements BatchWorkers.Task {
             Group gr = group[g];
             for (int i = 0; i < gr.gone; i++) {
                 s.unlinkLeaf(gr.goneLeaf[i]);
+            }
+            // The anchors merged leaves took, before any release (a chunk one group anchors, another may release).
+            for (int i = 0; i < gr.retains; i++) {
+                s.arena.retain(gr.retained[i]);
             }
         }
         for (int g = 0; g < groups; g++) {
@@ -332,13 +337,16 @@ final class ParentSweep implements BatchWorkers.Task {
     }
 
     /** One group's sweep of its parents and what it leaves for {@link #finish}. */
-    private final class Group extends LeafCompaction {
+    private final class Group extends LeafCompaction implements AnchorRefs {
         /** The sweeper's measure of what this group swept: entries before compaction, plus one per leaf. */
         long work;
         int gone;
         int[] goneLeaf = new int[16];
         int releases;
         int[] released = new int[64];
+        /** Anchor chunks newly referenced by merged leaves (retained after the groups, before the releases). */
+        int retains;
+        int[] retained = new int[16];
         /** This group's census counts, added to the pass's after the sweep. */
         final long[] counts = new long[Reclaimer.CENSUS_BUCKETS];
 
@@ -346,6 +354,7 @@ final class ParentSweep implements BatchWorkers.Task {
             work = 0;
             gone = 0;
             releases = 0;
+            retains = 0;
             visited = 0;
         }
 
@@ -368,8 +377,8 @@ final class ParentSweep implements BatchWorkers.Task {
                 }
                 if (i > 0) {
                     int left = s.iChild[c][base + i - 1];
-                    if (s.leafCount(left) + n <= leafCap * 3 / 4) {
-                        reclaimer.mergeLeafInto(left, child);
+                    if (s.leafCount(left) + n <= leafCap * 3 / 4 && layout.leaf.canUnify(left, child)) {
+                        reclaimer.mergeLeafInto(left, child, this);
                         s.iMax[c][base + i - 1] = s.leafMax(left);
                         leafGone(child);
                         removeSlot(h, i);
@@ -414,6 +423,34 @@ final class ParentSweep implements BatchWorkers.Task {
                 goneLeaf = Arrays.copyOf(goneLeaf, gone * 2);
             }
             goneLeaf[gone++] = leaf;
+        }
+
+        @Override
+        public void retainChunk(int unit) {
+            if (retains == retained.length) {
+                retained = Arrays.copyOf(retained, retains * 2);
+            }
+            retained[retains++] = unit;
+        }
+
+        @Override
+        public void releaseChunk(int unit) {
+            release(KeyRefs.arenaRef(unit, false));
+        }
+
+        @Override
+        public int suffixFloor() {
+            return 0;
+        }
+
+        @Override
+        public void madeSuffixKey(int len) {
+            throw new IllegalStateException("the sweeper's groups make no suffix key");
+        }
+
+        @Override
+        public int storeSuffixKey(byte[] p, int pOff, int s, long inline, int len) {
+            throw new IllegalStateException("the sweeper's groups lowered a leaf past a suffix key");
         }
 
         @Override

@@ -40,7 +40,7 @@ import java.util.Arrays;
  * <p><b>Budget.</b> {@link PartitionedApply} reserves, before the phase, room for the most leaves each original
  * leaf's chain can need ({@link #splitBound}); the chain counts its splits against that bound.
  */
-final class PartitionWriter {
+final class PartitionWriter implements AnchorRefs {
     private final NodeStore store;
     private final KeyLayout layout;
     private final TreeSearch search;
@@ -73,6 +73,18 @@ final class PartitionWriter {
     private int sibling;
     private int splits;
     private int splitLimit;
+    /**
+     * The chain's floor for suffix keys ({@link KeyRefs#isSuffix}; 0: none is made): the original leaf's own prefix
+     * length when every endpoint routed to it has that prefix. Every member then holds only keys with it or (once the
+     * sibling joined) keys every endpoint that lands there shares its prefix with, so no endpoint lowers a member below
+     * it; a hand-on is checked on its own ({@link LeafPrefixes#canUnify}). A key that fits a suffix reference after
+     * the floor (and its leaf's prefix) fits one after whatever prefix its leaf has in the phase.
+     */
+    private int suffixFloor;
+    /** Endpoints routed to the original right sibling, which join the chain if it takes entries. */
+    private int siblingWrites;
+    /** The longest suffix key this part made in the phase (added to the tree's after it). */
+    int longestSuffixMade;
 
     // ---- results, applied after the phase by PartitionedApply, in key order ----
     /** Splits to register in the parents: the parent, the slot they follow, the right leaf, its separator. */
@@ -94,6 +106,18 @@ final class PartitionWriter {
     int[] released = new int[64];
     int retains;
     int[] retained = new int[16];
+    /**
+     * Separators cut from a suffix key ({@link KeyRefs#isSuffix}), which has no chunk to share: their bytes, kept here
+     * until {@link PartitionedApply} makes their chunks after the phase, in key order. A low key, install or sibling
+     * update refers to one by {@link #pendingRef}.
+     */
+    byte[] pendingBytes = new byte[KeyLayout.INITIAL_KEY_BUFFER];
+    int pendingBytesUsed;
+    int[] pendingOff = new int[4];
+    int[] pendingLen = new int[4];
+    int pendings;
+    /** The first pending separator's reference (below every key reference, suffix ones included). */
+    static final int PENDING = Integer.MIN_VALUE;
 
     // ---- scratch ----
     private final LeafEntries entries;
@@ -159,6 +183,30 @@ final class PartitionWriter {
         siblingUpdates = 0;
         releases = 0;
         retains = 0;
+        pendings = 0;
+        pendingBytesUsed = 0;
+        longestSuffixMade = 0;
+    }
+
+    /** Whether {@code ref} is a pending separator's (see {@link #pendingBytes}); its index is {@code ref - PENDING}. */
+    static boolean isPending(int ref) {
+        return ref < PENDING + (1 << 30);
+    }
+
+    /** Keeps {@code key[0, len)} as a pending separator; returns its reference. */
+    private int pendingRef(byte[] key, int len) {
+        if (pendings == pendingOff.length) {
+            pendingOff = Arrays.copyOf(pendingOff, pendings * 2);
+            pendingLen = Arrays.copyOf(pendingLen, pendings * 2);
+        }
+        if (pendingBytesUsed + len > pendingBytes.length) {
+            pendingBytes = Arrays.copyOf(pendingBytes, Math.max(pendingBytesUsed + len, 2 * pendingBytes.length));
+        }
+        System.arraycopy(key, 0, pendingBytes, pendingBytesUsed, len);
+        pendingOff[pendings] = pendingBytesUsed;
+        pendingLen[pendings] = len;
+        pendingBytesUsed += len;
+        return PENDING + pendings++;
     }
 
     /** Applies the partition's writes, in key order (see the class comment). */
@@ -221,6 +269,10 @@ final class PartitionWriter {
             siblingInserts++;
         }
         splitLimit = (int) splitBound(store.leafCount(leaf), e - endpoint, store.leafCap, sibling != NIL, siblingInserts);
+        siblingWrites = siblingInserts;
+        PartitionedApply pa = batch;
+        suffixFloor = layout.leaf.floorFor(leaf, pa.keys, pa.endpointOff[endpoint], pa.endpointLen[endpoint],
+                pa.endpointOff[e - 1], pa.endpointLen[e - 1]);
     }
 
     /** Hands the chain's splits (and the sibling's new separator) to the results, in key order. */
@@ -262,8 +314,17 @@ final class PartitionWriter {
     private boolean belowLow(int x, int k) {
         long p = batch.endpointKey[x];
         long low = chainLowKey[k];
-        return p != low ? p < low
-                : layout.tail(batch.keys, batch.endpointOff[x], batch.endpointLen[x], chainLowRef[k]) < 0;
+        if (p != low) {
+            return p < low;
+        }
+        int ref = chainLowRef[k];
+        if (isPending(ref)) {
+            int i = ref - PENDING;
+            int off = batch.endpointOff[x];
+            return Arrays.compareUnsigned(batch.keys, off, off + batch.endpointLen[x], pendingBytes, pendingOff[i],
+                    pendingOff[i] + pendingLen[i]) < 0;
+        }
+        return layout.tail(batch.keys, batch.endpointOff[x], batch.endpointLen[x], ref) < 0;
     }
 
     /** Inserts member {@code leaf} at chain index {@code k} with low key {@code (key, ref)}. */
@@ -296,6 +357,16 @@ final class PartitionWriter {
             return chainLeaf[k + 1];
         }
         return siblingMember < 0 ? sibling : NIL;
+    }
+
+    /**
+     * Whether right neighbour {@code right} of member {@code k} may take its entries without a key chunk: the original
+     * sibling only when it holds no suffix key, and its own writes (which join the chain with it, and may lower any
+     * member) do not meet suffix keys: the chain makes none and holds none (its floor is 0, {@link #suffixFloor}).
+     * The moves themselves are checked by the caller ({@link LeafPrefixes#canUnify}).
+     */
+    private boolean mayTake(int k, int right) {
+        return k + 1 < chainLength || !layout.leaf.holdsSuffixKey(right) && (siblingWrites == 0 || suffixFloor == 0);
     }
 
     /** Member {@code k} handed its last entries to its right neighbour: the neighbour's low key is now {@code (key, ref)}. */
@@ -342,8 +413,9 @@ final class PartitionWriter {
         int[] eo = pa.endpointOff;
         int[] el = pa.endpointLen;
         // The run in the member's encoding (its first begin and last end admitted to the member's own prefix).
-        int skip = kl.leaf.admitRun(leaf, keys, eo[2 * i], el[2 * i], eo[2 * j - 1], el[2 * j - 1]);
-        long[] ek = skip == kl.skip() ? pa.endpointKey : encodeRun(i, j, skip);
+        int skip = kl.leaf.admitRun(leaf, keys, eo[2 * i], el[2 * i], eo[2 * j - 1], el[2 * j - 1], this);
+        int local = skip == kl.skip() ? 0 : skip;
+        long[] ek = local == 0 ? pa.endpointKey : encodeRun(i, j, skip);
         LeafEntries.Run out = run;
         long[] ok = out.key;
         int[] ov = out.ver;
@@ -395,8 +467,8 @@ final class PartitionWriter {
             }
             boolean exactE = src < end && cmpE == 0;
             if (bRef == NIL) {
-                bRef = pa.beginRef[x];
-                pa.beginUsed[x] = true;
+                bRef = keyRef(local, bOff, bLen, pa.beginRef[x]);
+                pa.beginUsed[x] = bRef == pa.beginRef[x];
             }
             ok[o] = bp;
             ov[o] = version;
@@ -409,8 +481,8 @@ final class PartitionWriter {
                 }
                 ok[o] = ep;
                 ov[o] = vE;
-                or[o] = pa.endRef[x];
-                pa.endUsed[x] = true;
+                or[o] = keyRef(local, eOff, eLen, pa.endRef[x]);
+                pa.endUsed[x] = or[o] == pa.endRef[x];
                 o++;
             }
         }
@@ -434,15 +506,16 @@ final class PartitionWriter {
         if (right != NIL) {
             int rn = s.leafCount(right);
             int move = (cap - rn) / 2;
-            if (move >= Math.max(2, cap / 16) && total - move <= cap) {
-                entries.spillToSibling(leaf, first, run, outLen, right, move);
+            if (move >= Math.max(2, cap / 16) && total - move <= cap && mayTake(k, right)
+                    && (rn == 0 || layout.leaf.canUnifyRun(leaf, first, run.key, run.ref, outLen, right))) {
+                entries.spillToSibling(leaf, first, run, outLen, right, move, this);
                 separatorBetween(leaf, right);
                 neighbourTook(k, sepKey, sepRef);
                 return;
             }
         }
         right = s.allocLeafConcurrently();
-        entries.spillToNew(leaf, first, run, outLen, right);
+        entries.spillToNew(leaf, first, run, outLen, right, this);
         s.linkAfter(leaf, right);
         separatorBetween(leaf, right);
         splitAdded(k, right, sepKey, sepRef);
@@ -483,7 +556,7 @@ final class PartitionWriter {
             s.lVer[leaf >>> CHUNK_SHIFT][(leaf & CHUNK_MASK) * s.leafCap + ib] = v;
         } else {
             long pos = insert(k, ib, bx, pa.beginRef[x], v);
-            pa.beginUsed[x] = true;
+            pa.beginUsed[x] = insertedRef == pa.beginRef[x];
             k = (int) (pos >>> 32);
             ib = (int) pos;
             leaf = chainLeaf[k];
@@ -504,7 +577,7 @@ final class PartitionWriter {
             int target = chainLeaf[ke];
             int at = search.leafSearch(target, pa.endpointKey[ex], keys, pa.endpointOff[ex], pa.endpointLen[ex], false);
             long pos = insert(ke, at, ex, pa.endRef[x], vE);
-            pa.endUsed[x] = true;
+            pa.endUsed[x] = insertedRef == pa.endRef[x];
             ke = (int) (pos >>> 32);
             raiseLeafMax(chainLeaf[ke], vE);
         }
@@ -551,7 +624,7 @@ final class PartitionWriter {
             int mid;
             if (!shiftRight(k)) {
                 int right = s.allocLeafConcurrently();
-                entries.split(leaf, right);
+                entries.split(leaf, right, this);
                 s.linkAfter(leaf, right);
                 separatorBetween(leaf, right);
                 splitAdded(k, right, sepKey, sepRef);
@@ -566,8 +639,24 @@ final class PartitionWriter {
             }
         }
         PartitionedApply pa = batch;
-        entries.insert(leaf, i, layout.leaf.admit(leaf, pa.endpointKey[x], pa.keys, pa.endpointOff[x], pa.endpointLen[x]), ver, ref);
+        long inline = layout.leaf.admit(leaf, pa.endpointKey[x], pa.keys, pa.endpointOff[x], pa.endpointLen[x], this);
+        insertedRef = keyRef(layout.leaf.localSkip(leaf), pa.endpointOff[x], pa.endpointLen[x], ref);
+        entries.insert(leaf, i, inline, ver, insertedRef);
         return (long) k << 32 | i;
+    }
+
+    /** The reference the last {@link #insert} stored: its chunk's, or a suffix reference. */
+    private int insertedRef;
+
+    /**
+     * The reference a written key {@code keys[off, off + len)} takes in a member whose own prefix is {@code local}
+     * bytes long (0: global), which the key has: a suffix reference when it fits one after the chain's floor too (its
+     * chunk, made before the phase, is then released after it), else {@code chunkRef}.
+     */
+    private int keyRef(int local, int off, int len, int chunkRef) {
+        int floor = suffixFloor;
+        return floor != 0 && local != 0 && KeyRefs.fitsAfter(batch.keys, off, len, Math.min(local, floor))
+                ? LeafPrefixes.suffixRef(len, this) : chunkRef;
     }
 
     /** A full member {@code k} hands its last entries to the right neighbour when that has room (as the single-threaded writer). */
@@ -580,11 +669,11 @@ final class PartitionWriter {
         }
         int rn = s.leafCount(right);
         int move = (cap - rn) / 2;
-        if (move < Math.max(2, cap / 16)) {
+        int leaf = chainLeaf[k];
+        if (move < Math.max(2, cap / 16) || !mayTake(k, right) || rn > 0 && !layout.leaf.canUnify(leaf, right)) {
             return false;
         }
-        int leaf = chainLeaf[k];
-        entries.moveTail(leaf, right, move);
+        entries.moveTail(leaf, right, move, this);
         separatorBetween(leaf, right);
         neighbourTook(k, sepKey, sepRef);
         return true;
@@ -623,7 +712,7 @@ final class PartitionWriter {
                 release(lr[base + j]);
                 j++;
             }
-            entries.remove(leaf, i, j);
+            entries.remove(leaf, i, j, this);
             if (j < n || leaf == last) {
                 return;
             }
@@ -665,29 +754,61 @@ final class PartitionWriter {
     /**
      * The separator between {@code left} and {@code right} into {@link #sepKey}/{@link #sepRef}: the shortest
      * prefix of right's first key above left's last key when that is inline, else right's first key itself,
-     * sharing its chunk (no chunk is made during the phase; the retain is logged).
+     * sharing its chunk (no chunk is made during the phase; the retain is logged); a suffix key has none to share:
+     * the shortest prefix is then kept pending, its chunk made after the phase.
      */
     private void separatorBetween(int left, int right) {
         NodeStore s = store;
         int lc = left >>> CHUNK_SHIFT;
         int rc = right >>> CHUNK_SHIFT;
-        int last = (left & CHUNK_MASK) * s.leafCap + s.leafCount(left) - 1;
+        int lastSlot = s.leafCount(left) - 1;
+        int last = (left & CHUNK_MASK) * s.leafCap + lastSlot;
         int first = (right & CHUNK_MASK) * s.leafCap;
         scratchA = layout.fit(scratchA, s.lRef[lc][last]);
         scratchB = layout.fit(scratchB, s.lRef[rc][first]);
-        int lastLen = layout.materialize(s.lKey[lc][last], s.lRef[lc][last], scratchA);
-        int firstLen = layout.materialize(s.lKey[rc][first], s.lRef[rc][first], scratchB);
+        int lastLen = layout.leaf.materialize(left, lastSlot, scratchA);
+        int firstLen = layout.leaf.materialize(right, 0, scratchB);
         int common = Arrays.mismatch(scratchA, 0, lastLen, scratchB, 0, firstLen);
         int sepLen = Math.min(firstLen, common + 1);
         if (KeyRefs.fitsInline(scratchB, 0, sepLen)) {
             sepKey = layout.inlineOf(scratchB, 0, sepLen);
             sepRef = KeyRefs.inline(sepLen);
+        } else if (KeyRefs.isSuffix(s.lRef[rc][first])) {
+            sepKey = layout.inlineOf(scratchB, 0, sepLen);
+            sepRef = pendingRef(scratchB, sepLen);
         } else {
             // In the tree's encoding (the leaf's long may skip a prefix of its own).
             sepKey = layout.inlineOf(scratchB, 0, firstLen);
             sepRef = s.lRef[rc][first];
             retain(sepRef);
         }
+    }
+
+    @Override
+    public void retainChunk(int unit) {
+        retain(KeyRefs.arenaRef(unit, false));
+    }
+
+    @Override
+    public void releaseChunk(int unit) {
+        release(KeyRefs.arenaRef(unit, false));
+    }
+
+    @Override
+    public int suffixFloor() {
+        return suffixFloor;
+    }
+
+    @Override
+    public void madeSuffixKey(int len) {
+        if (len > longestSuffixMade) {
+            longestSuffixMade = len;
+        }
+    }
+
+    @Override
+    public int storeSuffixKey(byte[] p, int pOff, int s, long inline, int len) {
+        throw new IllegalStateException("the partitions lowered a leaf past a suffix key");
     }
 
     private void release(int ref) {
@@ -773,7 +894,7 @@ final class PartitionWriter {
                 int skip = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] >>> SKIP_SHIFT;
                 if (skip != 0) {
                     // As BatchWriter's: the anchor, and the begin in the leaf's encoding (unchecked: a hint).
-                    int unit = s.lRef[c][(leaf & CHUNK_MASK) * leafCap] >>> 1;
+                    int unit = s.lAnchor[c][leaf & CHUNK_MASK];
                     t += s.arena.block(unit)[s.arena.offset(unit)];
                     int len = pa.endpointLen[2 * x];
                     aheadKey[x - from] = len >= skip ? KeyRefs.prefix(pa.keys, pa.endpointOff[2 * x] + skip, len - skip) : Long.MIN_VALUE;

@@ -116,6 +116,7 @@ final class PartitionedApply implements BatchWorkers.Task {
         // receives at most as many new children as the level below made nodes.
         long leaves = 0;
         long parentSplits = 0;
+        long overflowing = 0;
         int innerCap = s.innerCap;
         for (int i = 0; i < endpoints; ) {
             int p = parent[i];
@@ -132,13 +133,22 @@ final class PartitionedApply implements BatchWorkers.Task {
                     siblingInserts++;
                 }
                 x += PartitionWriter.splitBound(s.leafCount(l), j - i, s.leafCap, sibling != NodeStore.NIL, siblingInserts);
+                if (s.leafCount(l) + (j - i) > s.leafCap) {
+                    overflowing++;
+                }
+                if (!layout.leaf.partsCanWrite(l, w.keys(), off[i], len[i], off[j - 1], len[j - 1])) {
+                    return false;
+                }
                 i = j;
             }
             leaves += x;
             parentSplits += Math.max(0, (s.innerCount(p) + x + innerCap - 1) / innerCap - 1);
         }
         long inners = parentSplits == 0 ? 0 : parentSplits * s.height + s.height + 1;
-        if (!budget.fitsWithoutEviction(leaves, inners, newKeyBytes)) {
+        // Separators cut from suffix keys take chunks after the phase (PartitionWriter#pendingBytes): one per split and
+        // per chain of an overflowing leaf (its sibling may take entries), each no longer than the longest suffix key.
+        long pendingBytes = s.localLeafSeen() ? budget.separatorBytesBound(leaves + overflowing) : 0;
+        if (!budget.fitsWithoutEviction(leaves, inners, newKeyBytes + pendingBytes)) {
             return false;
         }
         this.keys = w.keys();
@@ -357,6 +367,16 @@ final class PartitionedApply implements BatchWorkers.Task {
         KeyArena arena = s.arena;
         for (int p = 0; p < partCount; p++) {
             PartitionWriter pw = parts[p];
+            s.madeSuffixKey(pw.longestSuffixMade);
+            for (int i = 0; i < pw.siblingUpdates; i++) {
+                pw.updateRef[i] = madePending(pw, pw.updateRef[i]);
+            }
+            for (int i = 0; i < pw.installs; i++) {
+                pw.installRef[i] = madePending(pw, pw.installRef[i]);
+            }
+        }
+        for (int p = 0; p < partCount; p++) {
+            PartitionWriter pw = parts[p];
             for (int i = 0; i < pw.retains; i++) {
                 arena.retain(pw.retained[i] >>> 1);
             }
@@ -387,6 +407,15 @@ final class PartitionedApply implements BatchWorkers.Task {
                 s.releaseRef(endRef[x]);
             }
         }
+    }
+
+    /** {@code ref}, or the chunk made for it when it is one of {@code pw}'s pending separators. */
+    private int madePending(PartitionWriter pw, int ref) {
+        if (!PartitionWriter.isPending(ref)) {
+            return ref;
+        }
+        int i = ref - PartitionWriter.PENDING;
+        return KeyRefs.arenaRef(store.arena.allocate(pw.pendingBytes, pw.pendingOff[i], pw.pendingLen[i]), false);
     }
 
     // ---- the second phase of the splits: their pointers in the parents, bottom-up, one rewrite per node ----

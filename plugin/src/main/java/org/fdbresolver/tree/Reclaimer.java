@@ -216,8 +216,8 @@ final class Reclaimer {
                 }
                 if (i > 0) {
                     int left = s.iChild[c][base + i - 1];
-                    if (s.leafCount(left) + n <= leafCap * 3 / 4) {
-                        mergeLeafInto(left, child);
+                    if (s.leafCount(left) + n <= leafCap * 3 / 4 && layout.leaf.canUnify(left, child)) {
+                        mergeLeafInto(left, child, s);
                         s.iMax[c][base + i - 1] = s.leafMax(left);
                         s.unlinkLeaf(child);
                         s.removeInnerSlot(h, i);
@@ -264,7 +264,7 @@ final class Reclaimer {
         int c = leaf >>> CHUNK_SHIFT;
         int base = (leaf & CHUNK_MASK) * s.leafCap;
         cursorKey = layout.fit(cursorKey, s.lRef[c][base]);
-        cursorLen = layout.materialize(s.lKey[c][base], s.lRef[c][base], cursorKey);
+        cursorLen = layout.leaf.materialize(leaf, 0, cursorKey);
         cursorPrefix = layout.inlineOf(cursorKey, 0, cursorLen);
     }
 
@@ -276,7 +276,7 @@ final class Reclaimer {
         int n = s.leafCount(leaf);
         if (n > 0) {
             cursorKey = layout.fit(cursorKey, s.lRef[c][base + n - 1]);
-            cursorLen = layout.materialize(s.lKey[c][base + n - 1], s.lRef[c][base + n - 1], cursorKey);
+            cursorLen = layout.leaf.materialize(leaf, n - 1, cursorKey);
             cursorPrefix = layout.inlineOf(cursorKey, 0, cursorLen);
         }
     }
@@ -286,9 +286,12 @@ final class Reclaimer {
         return sweepLeaves.compact(store, leaf, versions.expiredBelow);
     }
 
-    /** Appends leaf {@code right}'s entries to its left sibling {@code left}, which has room; right is left empty. */
-    void mergeLeafInto(int left, int right) {
-        entries.append(left, right);
+    /**
+     * Appends leaf {@code right}'s entries to its left sibling {@code left}, which has room; right is left empty. The
+     * leaves' anchor references are taken and dropped through {@code refs}.
+     */
+    void mergeLeafInto(int left, int right, AnchorRefs refs) {
+        entries.append(left, right, refs);
     }
 
     /**

@@ -80,6 +80,9 @@ final class TreeInvariants {
                     refs.merge(r >>> 1, 1, Integer::sum);
                 }
             }
+            if (s.leafSkip(leaf) != 0) {
+                refs.merge(s.leafAnchor(leaf), 1, Integer::sum); // a local leaf's own reference on its anchor
+            }
         }
         countInnerRefs(s.root, s.height, refs);
         long bytes = 0;
@@ -115,7 +118,18 @@ final class TreeInvariants {
     private byte[] leafKey(int leaf, int slot) {
         NodeStore s = store;
         int at = (leaf & CHUNK_MASK) * s.leafCap + slot;
-        return keyOf(s.lKey[leaf >>> CHUNK_SHIFT][at], s.lRef[leaf >>> CHUNK_SHIFT][at], layout.leaf.skipOf(leaf));
+        long prefix = s.lKey[leaf >>> CHUNK_SHIFT][at];
+        int ref = s.lRef[leaf >>> CHUNK_SHIFT][at];
+        if (!KeyRefs.isSuffix(ref)) {
+            return keyOf(prefix, ref, layout.leaf.skipOf(leaf));
+        }
+        // A suffix key: its leaf's prefix and its long (LeafPrefixes.violation checks it fits one).
+        scratch = layout.fit(scratch, ref);
+        byte[] k = Arrays.copyOf(scratch, layout.leaf.materialize(leaf, slot, scratch));
+        if (!layout.encodedCorrectly(k, prefix, layout.leaf.skipOf(leaf))) {
+            throw new AssertionError("suffix key " + Arrays.toString(k) + " of leaf " + leaf + " does not match its long");
+        }
+        return k;
     }
 
     private byte[] keyOf(long prefix, int ref) {

@@ -77,8 +77,6 @@ final class TreeWriter {
         } else {
             if (bRef != NIL) {
                 s.arena.retain(bRef >>> 1);
-            } else {
-                bRef = kl.storeKey(keys, bOff, bLen);
             }
             long pos = insertEntry(leaf, i, bp, keys, bOff, bLen, bRef, v);
             leaf = (int) (pos >>> 32);
@@ -108,6 +106,7 @@ final class TreeWriter {
         int[] lr = s.lRef[c];
         // Both ends in the leaf's encoding; one without the leaf's own prefix takes the general path, which admits it.
         int skip = hdr[h + H_COUNT] >>> SKIP_SHIFT;
+        int local = skip;
         if (skip == 0) {
             skip = kl.skip();
         } else {
@@ -150,7 +149,7 @@ final class TreeWriter {
         }
         int eRef = 0;
         if (!exactE) {
-            eRef = kl.storeKey(keys, eOff, eLen);
+            eRef = kl.leaf.storeKey(local, keys, eOff, eLen);
         }
         if (bRef == NIL) {
             if (!exactE && eRef >= 0 && eLen == bLen + 1 && keys[eOff + bLen] == 0
@@ -158,7 +157,7 @@ final class TreeWriter {
                 s.arena.retain(eRef >>> 1);
                 bRef = eRef | 1;
             } else {
-                bRef = kl.storeKey(keys, bOff, bLen);
+                bRef = kl.leaf.storeKey(local, keys, bOff, bLen);
             }
         }
         int dst = i + (exactE ? 1 : 2);
@@ -192,10 +191,10 @@ final class TreeWriter {
         if (v < versions.expiredBelow) {
             v = GAP;
         }
-        int ref = layout.storeKey(key, off, len);
-        long pos = insertEntry(leaf, i, kp, key, off, len, ref, v);
-        raiseMax((int) (pos >>> 32), v);
-        return ref;
+        long pos = insertEntry(leaf, i, kp, key, off, len, NIL, v);
+        int at = (int) (pos >>> 32);
+        raiseMax(at, v);
+        return s.lRef[at >>> CHUNK_SHIFT][(at & CHUNK_MASK) * s.leafCap + (int) pos];
     }
 
     /** Raises the max version of {@code leaf} and of its slot along the recorded descent path. */
@@ -283,7 +282,8 @@ final class TreeWriter {
     /**
      * Inserts an entry at slot {@code i} of {@code leaf} (the last descent's leaf), splitting the leaf if
      * full; the key is given in the tree's encoding ({@code kp}) and admitted to the leaf it goes to
-     * ({@link LeafPrefixes#admit}). Returns {@code leaf << 32 | slot} of where the entry went.
+     * ({@link LeafPrefixes#admit}) and stored as that leaf stores it when {@code ref} is NIL (else {@code ref} is its
+     * reference already). Returns {@code leaf << 32 | slot} of where the entry went.
      */
     private long insertEntry(int leaf, int i, long kp, byte[] key, int off, int len, int ref, int v) {
         NodeStore s = store;
@@ -310,7 +310,11 @@ final class TreeWriter {
                 pathIdx[height - 1]++;
             }
         }
-        entries.insert(leaf, i, layout.leaf.admit(leaf, kp, key, off, len), v, ref);
+        long inline = layout.leaf.admit(leaf, kp, key, off, len, store);
+        if (ref == NIL) {
+            ref = layout.leaf.storeKey(layout.leaf.localSkip(leaf), key, off, len);
+        }
+        entries.insert(leaf, i, inline, v, ref);
         return (long) leaf << 32 | i;
     }
 
@@ -321,7 +325,7 @@ final class TreeWriter {
     private int splitLeaf(int leaf) {
         NodeStore s = store;
         int right = s.allocLeaf();
-        entries.split(leaf, right);
+        entries.split(leaf, right, s);
         s.linkAfter(leaf, right);
         separatorBetween(leaf, right);
         registerRight(leaf, s.leafMax(leaf), right, s.leafMax(right), sepKeyOut, sepRefOut);
@@ -372,7 +376,7 @@ final class TreeWriter {
         if (move < Math.max(2, leafCap / 16)) {
             return NIL;
         }
-        entries.moveTail(leaf, right, move);
+        entries.moveTail(leaf, right, move, s);
         s.iMax[pc][pb + slot] = s.leafMax(leaf);
         s.iMax[pc][pb + slot + 1] = s.leafMax(right);
         s.releaseRef(s.iRef[pc][pb + slot + 1]);
@@ -386,12 +390,11 @@ final class TreeWriter {
         NodeStore s = store;
         int lc = left >>> CHUNK_SHIFT;
         int rc = right >>> CHUNK_SHIFT;
-        int last = (left & CHUNK_MASK) * s.leafCap + s.leafCount(left) - 1;
-        int first = (right & CHUNK_MASK) * s.leafCap;
-        scratchA = layout.fit(scratchA, s.lRef[lc][last]);
-        scratchB = layout.fit(scratchB, s.lRef[rc][first]);
-        int lastLen = layout.materialize(s.lKey[lc][last], s.lRef[lc][last], scratchA);
-        int firstLen = layout.materialize(s.lKey[rc][first], s.lRef[rc][first], scratchB);
+        int last = s.leafCount(left) - 1;
+        scratchA = layout.fit(scratchA, s.lRef[lc][(left & CHUNK_MASK) * s.leafCap + last]);
+        scratchB = layout.fit(scratchB, s.lRef[rc][(right & CHUNK_MASK) * s.leafCap]);
+        int lastLen = layout.leaf.materialize(left, last, scratchA);
+        int firstLen = layout.leaf.materialize(right, 0, scratchB);
         int common = Arrays.mismatch(scratchA, 0, lastLen, scratchB, 0, firstLen);
         int sepLen = Math.min(firstLen, common + 1);
         sepKeyOut = layout.inlineOf(scratchB, 0, sepLen);
@@ -426,7 +429,7 @@ final class TreeWriter {
                 s.releaseRef(lr[base + j]);
                 j++;
             }
-            entries.remove(leaf, i, j);
+            entries.remove(leaf, i, j, s);
             if (j < n) {
                 return;
             }

@@ -104,6 +104,8 @@ class TreeEngineDifferentialTest {
     @Test
     void matchesOracleWithLeavesOfTheirOwnPrefix() {
         int[] maxLocal = {0};
+        int[] maxApart = {0};
+        long[] maxSuffix = {0};
         int[] nodes = {128, 256, 512};
         for (int seed = 500; seed < 500 + Math.max(6, SEEDS / 2); seed++) {
             int subspaces = 8 + (int) (seed * 7 % 33);
@@ -114,9 +116,17 @@ class TreeEngineDifferentialTest {
                 }
                 gen.wideFraction = b % 50 < 45 ? 0.01 : 0.05; // now and then wide writes that empty leaves
                 gen.outlierFraction = b < 40 ? 0 : 0.005;
-            }, history -> maxLocal[0] = Math.max(maxLocal[0], history.localLeaves()));
+            }, history -> {
+                maxLocal[0] = Math.max(maxLocal[0], history.localLeaves());
+                maxApart[0] = Math.max(maxApart[0], history.leavesAnchoredApart());
+                maxSuffix[0] = Math.max(maxSuffix[0], history.suffixKeys());
+            });
         }
+        // Keys held by their leaf's prefix and their long, without a chunk (the invariants check their bytes).
+        assertTrue(maxSuffix[0] > 0, "no key was ever stored after its leaf's prefix");
         assertTrue(maxLocal[0] > 0, "no leaf ever had a prefix of its own");
+        // The invariants check those leaves too: their prefix read from an anchor whose key is no longer their first.
+        assertTrue(maxApart[0] > 0, "no leaf's anchor ever outlived its first key");
     }
 
     /**
