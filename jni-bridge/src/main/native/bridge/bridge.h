@@ -175,7 +175,7 @@ struct fdbr_resolver {
     std::mutex mutex;  // serializes every call on this resolver
     jobject java = nullptr;  // global ref to its NativeResolver
     std::vector<uint64_t> output;  // decisions written by Java; 8-byte aligned, reused batch to batch
-    /** The batch's arguments Java reads in place; Java has its address once bound (at the first batch). */
+    /** The batch's arguments Java reads in place; Java has its address once bound (at the open, else the first batch). */
     fdbresolver_bridge::CallBlock call{};
     bool bound = false;
     fdbresolver_bridge::BridgeProfile profile;
@@ -192,6 +192,13 @@ namespace fdbresolver_bridge {
 bool javaEngineName(JNIEnv* env, jobject resolver, std::string* out, std::string* message);
 /** Turns a Java call's exception or status code into an fdbr_status (and the thread's last error). */
 fdbr_status finishCall(JNIEnv* env, fdbr_resolver* r, jint javaStatus, const char* what);
+/**
+ * At the end of a successful open, what the first batch would otherwise do (resolve.cpp): look up the batch methods,
+ * bind the call block, and size the output buffer for a batch of up to kPreparedTransactions transactions and
+ * kPreparedRanges ranges, its pages written once. Best effort: what fails here is done, and reported, at the first
+ * batch as before.
+ */
+void prepareForBatches(JNIEnv* env, fdbr_resolver* r);
 /** The warning for an open whose JVM settings the running JVM ignores, or "" (warnings.cpp). */
 std::string ignoredJvmSettings(const fdbr_config* config);
 

@@ -130,6 +130,7 @@ fdbr_status openResolver(const fdbr_config* config, const OpenExtras& extras, fd
             delete r;
             return fail(FDBR_ENGINE_ERROR, "fdbr_open: cannot read the engine's name: " + message);
         }
+        prepareForBatches(env, r);
         *out = r;
         return FDBR_OK;
     } catch (const std::bad_alloc&) {

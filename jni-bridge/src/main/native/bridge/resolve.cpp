@@ -47,7 +47,43 @@ fdbr_status bind(JNIEnv* env, fdbr_resolver* r) {
     return status;
 }
 
+/** Output bytes a batch of n transactions and this many ranges may need: every transaction reports and conflicts on every read. */
+uint64_t outputBytesFor(uint64_t n, uint64_t rangeCount, uint64_t* reportAt) {
+    *reportAt = (16 + n + 3) & ~uint64_t(3);
+    return *reportAt + 4 * (n + (n + 1) + rangeCount);
+}
+
 }  // namespace
+
+namespace fdbresolver_bridge {
+
+/**
+ * A batch of this size needs no growth of the output buffer: a Resolver's batches hold a few transactions, the
+ * benchmark workloads' up to thousands; the buffer, 48 KiB, grows past it at the first larger batch.
+ */
+constexpr uint64_t kPreparedTransactions = 1000;
+constexpr uint64_t kPreparedRanges = 10000;
+
+void prepareForBatches(JNIEnv* env, fdbr_resolver* r) {
+    // The first batch after an open paid for these on the host's thread: a JNI call to bind, two method lookups,
+    // and the output buffer's first pages (page faults; on this project's VM 16-18 us each: docs/latency.md).
+    std::lock_guard<std::mutex> lock(r->mutex);
+    if (!r->bound) {
+        bind(env, r);  // on failure r->bound stays false: the first batch binds again and reports why
+    }
+    uint64_t reportAt;
+    uint64_t words = (outputBytesFor(kPreparedTransactions, kPreparedRanges, &reportAt) + 7) / 8;
+    try {
+        if (r->output.size() < words) {
+            r->output.resize(words);  // value-initialized: every page written now, not in a batch
+        }
+    } catch (const std::bad_alloc&) {
+        // the first batch allocates what it needs, and reports if it cannot
+    }
+    t_lastError.clear();  // the open succeeded: nothing of this is the caller's error
+}
+
+}  // namespace fdbresolver_bridge
 
 extern "C" {
 
@@ -65,9 +101,8 @@ FDBR_API fdbr_status fdbr_resolve(fdbr_resolver* r, int64_t now, int64_t new_old
     std::lock_guard<std::mutex> lock(r->mutex);
     int64_t start = monotonicNanos();
     // Worst case: every transaction reports and conflicts on every read (reads <= range_count).
-    uint64_t n = transaction_count;
-    uint64_t reportAt = (16 + n + 3) & ~uint64_t(3);
-    uint64_t capacity = reportAt + 4 * (n + (n + 1) + uint64_t(range_count));
+    uint64_t reportAt;
+    uint64_t capacity = outputBytesFor(transaction_count, range_count, &reportAt);
     try {
         if (r->output.size() * 8 < capacity) {
             r->output.resize(std::max<uint64_t>((capacity + 7) / 8, r->output.size() * 2));
