@@ -236,11 +236,7 @@ final class LeafPrefixes {
         if (sa == 0 && sb == 0) {
             return true;
         }
-        int to = 0;
-        if (sa != 0 && sb != 0) {
-            int target = shared(anchor(leaf), anchor(b), Math.min(sa, sb));
-            to = eligible(target) ? target : 0;
-        }
+        int to = unifiedSkip(leaf, sa, b, sb);
         if (sa != 0 && to != sa) {
             NodeStore st = store;
             int base = (leaf & CHUNK_MASK) * st.leafCap;
@@ -272,12 +268,20 @@ final class LeafPrefixes {
         if (sa == 0 && sb == 0) {
             return true;
         }
-        int to = 0;
-        if (sa != 0 && sb != 0) {
-            int target = shared(anchor(a), anchor(b), Math.min(sa, sb));
-            to = eligible(target) ? target : 0;
-        }
+        int to = unifiedSkip(a, sa, b, sb);
         return (sa == 0 || fitsLowered(a, sa, to)) && (sb == 0 || fitsLowered(b, sb, to));
+    }
+
+    /**
+     * The prefix length two leaves with own prefixes {@code sa} and {@code sb} (0: the tree's) have once they trade
+     * entries: the prefix both anchors share when it is long enough to keep, else 0 (the tree's).
+     */
+    private int unifiedSkip(int a, int sa, int b, int sb) {
+        if (sa == 0 || sb == 0) {
+            return 0;
+        }
+        int target = shared(anchor(a), anchor(b), Math.min(sa, sb));
+        return eligible(target) ? target : 0;
     }
 
     /** The leaf's own prefix length, or 0 when it follows the tree's shared prefix. */
