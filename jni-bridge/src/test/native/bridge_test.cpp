@@ -824,6 +824,24 @@ void warningsAndCounters() {
     for (auto* cs : {first, same, other, small}) fdbresolver::destroyConflictSet(cs);
 }
 
+/**
+ * The host's exit() shuts the JVM down before libjvm's destructors run, from whichever thread calls it: the JVM's
+ * own exit log (-Xlog:safepoint+stats, printed only by an orderly shutdown) is on stdout and the status is the
+ * host's. Before, a collection still running at exit — the one that hands the heap back after the last close,
+ * started here — sometimes called into a destroyed object and the process aborted (status 134). Does not return:
+ * exit(7) from another thread while this one, which started the JVM, waits.
+ */
+void exitShutsTheJvmDown() {
+    std::string error;
+    fdbresolver::ConflictSet* cs = fdbresolver::newConflictSet(fdbresolver::Library::linked(),
+        "engine=tree;memory_budget=16m;jvm_option=-XX:+UseSerialGC;jvm_option=-Xlog:safepoint+stats=info", &error);
+    expect(cs != nullptr, "open: " + error);
+    fdbresolver::destroyConflictSet(cs);
+    std::printf("PASS exit-shuts-down-jvm\n");
+    std::fflush(stdout);
+    std::thread([] { std::exit(7); }).join();
+}
+
 /** A budget the heap cannot hold, or a JVM the host's memory limit cannot hold, is refused at open, saying why. */
 void heapIsCheckedAtOpen() {
     std::string error;
@@ -1035,6 +1053,7 @@ int main(int argc, char** argv) {
         {"jvm-address-space", jvmAddressSpaceLimit},
         {"jvm-exit-options", jvmExitOptionsRefused},
         {"jvm-trial-start", jvmTrialStart},
+        {"exit-shuts-down-jvm", exitShutsTheJvmDown},
     };
     for (const auto& c : cases) {
         bool selected = argc == 2;

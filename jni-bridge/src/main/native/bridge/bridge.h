@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <time.h>
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -72,9 +73,14 @@ struct Jvm {
     std::string environmentOptions;
     /** Warnings of the start itself for the open that started the JVM, one per line. */
     std::string startWarnings;
+    /** Set once the process is exiting and the JVM this library started has been shut down: no call reaches it after. */
+    std::atomic<bool> shutDown{false};
 };
 
 extern Jvm g_jvm;
+
+/** Has exit() shut down the JVM this library just started, before libjvm's own destructors run (jni_calls.cpp). */
+void shutDownJvmAtExit();
 
 /** The JVM's thread suspend/resume signal unless the host or the configuration says otherwise: off SIGUSR2, FoundationDB's. */
 constexpr int kDefaultSuspendSignal = 60;

@@ -3,6 +3,12 @@
 
 #include "bridge.h"
 
+#include <semaphore.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cerrno>
+
 namespace fdbresolver_bridge {
 
 thread_local std::string t_lastError;
@@ -11,7 +17,7 @@ Jvm g_jvm;
 
 /** Thread-exit hook: a thread the bridge attached is detached when it ends. */
 void detachThread(void*) {
-    if (g_jvm.vm != nullptr) {
+    if (g_jvm.vm != nullptr && !g_jvm.shutDown.load()) {
         g_jvm.vm->DetachCurrentThread();
     }
 }
@@ -52,6 +58,9 @@ bool takeException(JNIEnv* env, std::string* message) {
 
 /** The calling thread's JNIEnv, attaching the thread (as a daemon) on its first call. */
 fdbr_status threadEnv(JNIEnv** env) {
+    if (g_jvm.shutDown.load()) {
+        return fail(FDBR_JVM_ERROR, "the process is exiting: the JVM has been shut down");
+    }
     jint rc = g_jvm.vm->GetEnv(reinterpret_cast<void**>(env), JNI_VERSION_10);
     if (rc == JNI_OK) {
         return FDBR_OK;
@@ -66,6 +75,64 @@ fdbr_status threadEnv(JNIEnv** env) {
     }
     pthread_setspecific(g_jvm.detachKey, reinterpret_cast<void*>(1));
     return FDBR_OK;
+}
+
+namespace {
+
+/** How long exit() waits for the JVM to shut down before it ends the process without it. */
+constexpr int kJvmShutdownSeconds = 10;
+
+pid_t g_jvmProcess = 0;
+sem_t g_jvmShutdownDone;
+
+/** Ends the process, with the status exit() was given, if the JVM has not shut down in time. */
+void* jvmShutdownWatchdog(void* status) {
+    timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += kJvmShutdownSeconds;
+    int rc;
+    while ((rc = sem_timedwait(&g_jvmShutdownDone, &deadline)) != 0 && errno == EINTR) {
+    }
+    if (rc != 0) {
+        static const char message[] = "fdbresolver: the JVM did not shut down within 10 s of exit(); ending the process\n";
+        ssize_t ignored = write(STDERR_FILENO, message, sizeof(message) - 1);
+        (void)ignored;
+        _exit(static_cast<int>(reinterpret_cast<intptr_t>(status)));
+    }
+    return nullptr;
+}
+
+/**
+ * The exit handler: DestroyJavaVM, as the java launcher calls it before it returns from main. exit() runs handlers
+ * in the reverse order of their registration, so this runs before libjvm's static destructors; without it a JVM
+ * thread still at work — the full collection that hands the heap back after the last close, a compilation — can
+ * call into an object those destructors took apart, and the host aborts on its way out ("pure virtual method
+ * called", exit status 134). Every thread the bridge attaches is a daemon and so are the engine's own, so
+ * DestroyJavaVM waits for no thread; a watchdog ends the process with its own status should it hang anyway.
+ * Nothing in a child forked after the start (it has no JVM), and never reached by fdbserver, which leaves by _exit.
+ */
+void shutDownJvm(int status, void*) {
+    if (getpid() != g_jvmProcess || g_jvm.vm == nullptr || g_jvm.shutDown.exchange(true)) {
+        return;
+    }
+    bool watched = sem_init(&g_jvmShutdownDone, 0, 0) == 0;
+    pthread_t watchdog;
+    watched = watched && pthread_create(&watchdog, nullptr, jvmShutdownWatchdog,
+                                        reinterpret_cast<void*>(static_cast<intptr_t>(status))) == 0;
+    if (watched) {
+        pthread_detach(watchdog);
+    }
+    g_jvm.vm->DestroyJavaVM();
+    if (watched) {
+        sem_post(&g_jvmShutdownDone);
+    }
+}
+
+}  // namespace
+
+void shutDownJvmAtExit() {
+    g_jvmProcess = getpid();
+    on_exit(shutDownJvm, nullptr);
 }
 
 /** NewStringUTF, or null for a null input; false (with *message) when Java threw. */

@@ -97,12 +97,14 @@ int engineThreads(const fdbr_config* config) {
 /** Creates or finds the JVM and caches the bridge class and its methods; once per process. */
 fdbr_status startJvm(const fdbr_config* config, const OpenExtras& extras) {
     std::lock_guard<std::mutex> lock(g_jvm.mutex);
+    if (g_jvm.shutDown.load()) {
+        return fail(FDBR_JVM_ERROR, "the process is exiting: the JVM has been shut down");
+    }
     if (g_jvm.ready) {
         return FDBR_OK;
     }
     std::string classPath;
     if (g_jvm.vm == nullptr) {
-        bool created = false;
         JavaVM* existing[1];
         jsize count = 0;
         if (JNI_GetCreatedJavaVMs(existing, 1, &count) == JNI_OK && count > 0) {
@@ -232,7 +234,10 @@ fdbr_status startJvm(const fdbr_config* config, const OpenExtras& extras) {
                                                 " (check the JVM options; a process can create only one JVM)");
             }
             g_jvm.vm = vm;
-            created = true;
+            // JNI_CreateJavaVM attached this thread as a non-daemon, which DestroyJavaVM would wait for at exit:
+            // attached again below as a daemon, like every thread the bridge attaches.
+            vm->DetachCurrentThread();
+            shutDownJvmAtExit();
             g_jvm.createdHere = true;
             g_jvm.createdClassPath = configured;
             for (uint32_t i = 0; i < config->jvm_option_count; i++) {
@@ -243,11 +248,6 @@ fdbr_status startJvm(const fdbr_config* config, const OpenExtras& extras) {
         }
         if (pthread_key_create(&g_jvm.detachKey, detachThread) != 0) {
             return fail(FDBR_JVM_ERROR, "pthread_key_create failed");
-        }
-        if (created) {
-            // JNI_CreateJavaVM attached this thread; let it detach at exit like the threads we attach.
-            // (A thread the host attached itself is left to the host.)
-            pthread_setspecific(g_jvm.detachKey, reinterpret_cast<void*>(1));
         }
     }
     JNIEnv* env = nullptr;

@@ -115,6 +115,20 @@ class NativeBridgeTest {
         assertFalse(run.stderr().contains("WARNING"), "nothing on stderr: the host takes the warnings\n" + run.all());
     }
 
+    /**
+     * A host's exit() shuts the JVM down first (DestroyJavaVM) even from a thread that did not start it, keeping the
+     * host's status: the JVM's exit log is printed, and no abort from a collection still running (the heap handed
+     * back after the close) while libjvm's destructors run.
+     */
+    @Test
+    void exitShutsTheJvmDownFirst() throws Exception {
+        NativeProgram.Run run = NativeProgram.run("fdbresolver-bridge-test", List.of("reference", "exit-shuts-down-jvm"), "");
+        assertTrue(run.stdout().contains("PASS exit-shuts-down-jvm"), run.all());
+        assertEquals(7, run.exitCode(), "the host's own exit status\n" + run.all());
+        assertTrue(run.stdout().contains("Maximum vm operation time"), "the JVM's orderly shutdown logged\n" + run.all());
+        assertFalse(run.all().contains("did not shut down"), run.all());
+    }
+
     /** JVM options in the environment reach the JVM, which says "Picked up" on stderr; the open names them to the host. */
     @Test
     void environmentOptionsAreNamedToTheHost() throws Exception {
