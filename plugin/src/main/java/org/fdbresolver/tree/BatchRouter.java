@@ -306,26 +306,6 @@ final class BatchRouter {
         int ref = s.iRef[node >>> CHUNK_SHIFT][at];
         long[] p = kps;
         int st = stride;
-        if (ref >= 0) {
-            // Under a global node most keys tie with separators of their own subspace: the separator's key block is
-            // looked up once for the whole search.
-            KeyArena arena = s.arena;
-            int unit = ref >>> 1;
-            byte[] sb = arena.block(unit);
-            int so = arena.offset(unit);
-            int sl = arena.length(unit) - (ref & 1);
-            while (lo < hi) {
-                int mid = (lo + hi) >>> 1;
-                int x = mid * st;
-                long q = p[x];
-                int l = lens[x];
-                boolean atOrAbove = q > sep || q == sep && (l < 0 ? l == KeyLayout.ABOVE
-                        : KeyRefs.compareTail(keys, off[x], l, sb, so, sl, skip) >= 0);
-                hi = atOrAbove ? mid : hi;
-                lo = atOrAbove ? lo : mid + 1;
-            }
-            return lo;
-        }
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
             int x = mid * st;

@@ -133,19 +133,13 @@ final class KeyRefs {
             return Integer.compare(len, slen);
         }
         int unit = ref >>> 1;
-        return compareTail(key, off, len, arena.block(unit), arena.offset(unit), arena.length(unit) - (ref & 1), skip);
-    }
-
-    /**
-     * {@link #compareTail} with a stored key whose bytes are {@code stored[so, so + slen)} (a key block's, looked up
-     * once by a caller that compares many search keys with it).
-     */
-    static int compareTail(byte[] key, int off, int len, byte[] stored, int so, int slen, int skip) {
+        int slen = arena.length(unit) - (ref & 1);
         int from = skip + INLINE_BYTES;
         if (len <= from || slen <= from) {
             return Integer.compare(len, slen);
         }
+        int so = arena.offset(unit);
         // By words for short tails (Keys.compare): Arrays.compareUnsigned's set-up costs more than a 16-byte key.
-        return Keys.compare(key, off + from, len - from, stored, so + from, slen - from);
+        return Keys.compare(key, off + from, len - from, arena.block(unit), so + from, slen - from);
     }
 }
