@@ -180,6 +180,16 @@ final class BatchRouter {
         long[] q = localKp;
         int[] ql = localLen;
         int st = stride;
+        if (sliceHasPrefix(node, skip, lo, hi)) {
+            // Every key of the slice has the node's prefix: re-encoded without comparing each with it.
+            for (int i = lo; i < hi; i++) {
+                int x = i * st;
+                q[x] = InnerPrefixes.localInline(keys, off[x], len[x], skip);
+                ql[x] = len[x];
+            }
+            partition(node, level, 0, store.innerCount(node) - 1, lo, hi, q, ql, skip);
+            return;
+        }
         for (int i = lo; i < hi; i++) {
             int x = i * st;
             int l = len[x];
@@ -192,6 +202,22 @@ final class BatchRouter {
             ql[x] = l;
         }
         partition(node, level, 0, store.innerCount(node) - 1, lo, hi, q, ql, skip);
+    }
+
+    /**
+     * Whether every key of slice {@code [lo, hi)} has local node {@code node}'s prefix of {@code skip} bytes: the keys
+     * are sorted, so when the first and the last have it, every key between does (and none is a sentinel).
+     */
+    private boolean sliceHasPrefix(int node, int skip, int lo, int hi) {
+        if (hi <= lo) {
+            return false;
+        }
+        int a = lo * stride;
+        int z = (hi - 1) * stride;
+        int la = len[a];
+        int lz = len[z];
+        return la >= 0 && lz >= 0 && layout.inner.localLength(node, skip, keys, off[a], la) == la
+                && (a == z || layout.inner.localLength(node, skip, keys, off[z], lz) == lz);
     }
 
     /**

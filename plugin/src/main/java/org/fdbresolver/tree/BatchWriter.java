@@ -316,10 +316,14 @@ final class BatchWriter {
         return partitionedBatches;
     }
 
-    /** The partitions' counters (tests): batches cut into several, splits installed, siblings updated; null without. */
+    /**
+     * The partitions' counters (tests): batches cut into several, splits installed, siblings updated, parents rewritten
+     * in their own encoding; null without.
+     */
     long[] partitionCounters() {
         return partitioned == null ? null
-                : new long[] {partitioned.multiPartBatches, partitioned.splitsInstalled, partitioned.siblingsUpdated};
+                : new long[] {partitioned.multiPartBatches, partitioned.splitsInstalled, partitioned.siblingsUpdated,
+                        partitioned.localRewrites};
     }
 
     /**

@@ -461,10 +461,13 @@ public final class HistoryTree implements History {
         return batchWriter.partitionedBatches();
     }
 
-    /** Batches cut into several partitions, splits installed after the phase, siblings that took entries (tests). */
+    /**
+     * Batches cut into several partitions, splits installed after the phase, siblings that took entries, sweeps by leaf
+     * parents, parents rewritten in their own encoding (tests); null without partitions.
+     */
     long[] partitionCounters() {
         long[] c = batchWriter.partitionCounters();
-        return c == null ? null : new long[] {c[0], c[1], c[2], parentSweep.sweeps};
+        return c == null ? null : new long[] {c[0], c[1], c[2], parentSweep.sweeps, c[3]};
     }
 
     /** Batches whose writes did not fit even into an empty history (all history was forgotten). */

@@ -116,6 +116,40 @@ final class InnerPrefixes {
         return longAt(store.iRef[h >>> CHUNK_SHIFT][at], layout.skip());
     }
 
+    /** The separator of key block reference {@code ref} in the tree's encoding (as {@link #globalOf} reads a slot's). */
+    long globalOfRef(int ref) {
+        return longAt(ref, layout.skip());
+    }
+
+    /**
+     * Whether separator {@code ref} may join local node {@code h} (prefix length {@code s}) without lowering it: it is in
+     * a key block and begins with the node's prefix. Reads its key block and the node's anchor.
+     */
+    boolean hasPrefix(int h, int s, int ref) {
+        if (ref < 0 || KeyRefs.length(ref, arena) < s) {
+            return false;
+        }
+        int unit = ref >>> 1;
+        int anchor = anchorRef(h) >>> 1;
+        int g = layout.skip();
+        return Arrays.mismatch(arena.block(unit), arena.offset(unit) + g, arena.offset(unit) + s,
+                arena.block(anchor), arena.offset(anchor) + g, arena.offset(anchor) + s) < 0;
+    }
+
+    /** The inline long of separator {@code ref} in a local node of prefix length {@code s} (see {@link #hasPrefix}). */
+    long localOf(int ref, int s) {
+        return longAt(ref, s);
+    }
+
+    /**
+     * Makes {@code h}, whose longs were written skipping {@code s} bytes (0: the tree's encoding), local at {@code s},
+     * then {@link #tighten}s it. Its separators must all be in key blocks and have that prefix when {@code s != 0}.
+     */
+    void encodedAt(int h, int s) {
+        store.iSkip[h >>> CHUNK_SHIFT][h & CHUNK_MASK] = s;
+        tighten(h);
+    }
+
     /** Inserts a separator given in the tree's encoding (see {@link NodeStore#insertInnerSlot}). */
     void insert(int h, int slot, long globalKey, int ref, int child, int max) {
         int s = admit(h, ref, -1);

@@ -177,11 +177,21 @@ final class LeafPrefixes {
      * (hand-ons check their own moves). Otherwise the batch is the one thread's.
      */
     boolean partsCanWrite(int h, byte[] key, int aOff, int aLen, int zOff, int zLen) {
-        if (!mayHoldSuffixKeys() || !holdsSuffixKey(h)) {
+        if (!mayHoldSuffixKeys()) {
             return true;
         }
+        int s = localSkip(h);
+        if (s == 0) {
+            return true; // a global leaf holds no suffix key
+        }
+        // The floor first: it reads the anchor's bytes, which the partition's writer loads anyway, where the scan for
+        // suffix keys reads every reference of the leaf; with endpoints under the leaf's whole prefix (the common
+        // case) nothing is lowered and no scan is needed.
         int f = floorFor(h, key, aOff, aLen, zOff, zLen);
-        return f != 0 && fitsLowered(h, localSkip(h), f);
+        if (f == s) {
+            return true;
+        }
+        return !holdsSuffixKey(h) || f != 0 && fitsLowered(h, s, f);
     }
 
     /**

@@ -79,6 +79,8 @@ final class PartitionedApply implements BatchWorkers.Task {
     long multiPartBatches;
     long splitsInstalled;
     long siblingsUpdated;
+    /** Parents rewritten in their own encoding (their separators' key blocks not read; see {@link #rewrite}). */
+    long localRewrites;
 
     PartitionedApply(NodeStore store, KeyLayout layout, TreeSearch search, VersionWindow versions, LeafEntries entries,
                      MemoryBudget budget, BatchWorkers workers, int writesPerPart, int ways) {
@@ -489,11 +491,23 @@ final class PartitionedApply implements BatchWorkers.Task {
             mergedChild = new int[n];
             mergedMax = new int[n];
         }
+        // Merged in the node's own encoding when it has a prefix of its own that every new separator has (a split under
+        // a subspace: its longs are kept and only the new separators' key blocks read), else in the tree's (every
+        // separator's key block read); each node written takes its own prefix after (writeSlots).
+        InnerPrefixes inner = layout.inner;
+        int own = inner.localSkip(node);
+        for (int a = from; a < to && own != 0; a++) {
+            if (!inner.hasPrefix(node, own, level.ref[a])) {
+                own = 0;
+            }
+        }
+        if (own != 0) {
+            localRewrites++;
+        }
         int o = 0;
         int a = from;
         for (int i = 0; i < count; i++) {
-            // Merged in the tree's encoding; each node written takes its own prefix after (writeSlots).
-            mergedKey[o] = i == 0 ? s.iKey[c][base] : layout.inner.globalOf(node, i);
+            mergedKey[o] = i == 0 || own != 0 ? s.iKey[c][base + i] : inner.globalOf(node, i);
             mergedRef[o] = s.iRef[c][base + i];
             mergedChild[o] = s.iChild[c][base + i];
             mergedMax[o] = s.iMax[c][base + i];
@@ -502,7 +516,7 @@ final class PartitionedApply implements BatchWorkers.Task {
             }
             o++;
             while (a < to && level.after[a] == i) {
-                mergedKey[o] = level.key[a];
+                mergedKey[o] = own != 0 ? inner.localOf(level.ref[a], own) : level.key[a];
                 mergedRef[o] = level.ref[a];
                 mergedChild[o] = level.child[a];
                 mergedMax[o] = level.max[a];
@@ -514,7 +528,7 @@ final class PartitionedApply implements BatchWorkers.Task {
             throw new IllegalStateException("a split follows slot " + level.after[a] + " of a node of " + count + " children");
         }
         if (total <= cap) {
-            writeSlots(node, 0, total);
+            writeSlots(node, 0, total, own);
             return;
         }
         // Even pieces; the node keeps the first, each other piece's first separator goes up.
@@ -540,13 +554,13 @@ final class PartitionedApply implements BatchWorkers.Task {
         for (int q = 0; q < pieces; q++) {
             int end = (int) ((long) total * (q + 1) / pieces);
             int target = q == 0 ? node : s.allocInner();
-            long upKey = mergedKey[start];
             int upRef = mergedRef[start];
+            long upKey = own != 0 && q > 0 ? inner.globalOfRef(upRef) : mergedKey[start];
             if (q > 0) {
                 mergedKey[start] = 0;
                 mergedRef[start] = KeyRefs.EMPTY;
             }
-            writeSlots(target, start, end);
+            writeSlots(target, start, end, own);
             if (q > 0) {
                 above.add(parent, slotInParent, upKey, upRef, target, s.maxOfInner(target));
             }
@@ -556,8 +570,11 @@ final class PartitionedApply implements BatchWorkers.Task {
         s.iMax[pc][(parent & CHUNK_MASK) * cap + slotInParent] = s.maxOfInner(node);
     }
 
-    /** Writes merged slots {@code [from, to)} as the whole of inner node {@code node}. */
-    private void writeSlots(int node, int from, int to) {
+    /**
+     * Writes merged slots {@code [from, to)}, their longs skipping {@code own} bytes (0: the tree's encoding), as the whole
+     * of inner node {@code node}.
+     */
+    private void writeSlots(int node, int from, int to, int own) {
         NodeStore s = store;
         int c = node >>> CHUNK_SHIFT;
         int base = (node & CHUNK_MASK) * s.innerCap;
@@ -567,8 +584,7 @@ final class PartitionedApply implements BatchWorkers.Task {
         System.arraycopy(mergedChild, from, s.iChild[c], base, n);
         System.arraycopy(mergedMax, from, s.iMax[c], base, n);
         s.setInnerCount(node, n);
-        s.iSkip[c][node & CHUNK_MASK] = 0;
-        layout.inner.tighten(node);
+        layout.inner.encodedAt(node, own);
     }
 
     /** The inner node whose child is {@code node}, found by a descent for a key inside node's range. */

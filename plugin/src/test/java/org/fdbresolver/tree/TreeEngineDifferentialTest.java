@@ -74,11 +74,13 @@ class TreeEngineDifferentialTest {
      * Keys under 2–12 subspace prefixes of 12–30 bytes (issue 29): inner nodes below the subspaces take a prefix of
      * their own ({@link InnerPrefixes}), lose it when a separator of another subspace or an outlier between them
      * arrives, and take it again on splits and merges; reads of keys cut short inside a prefix search such nodes as
-     * below or above all of their separators.
+     * below or above all of their separators. The partitions rewrite such a parent in its own encoding when every split
+     * registered in it has its prefix (the invariants check its longs after every batch).
      */
     @Test
     void matchesOracleWithSubspacePrefixes() {
         int[] maxLocal = {0};
+        long[] localRewrites = {0};
         for (int seed = 400; seed < 400 + Math.max(6, SEEDS / 2); seed++) {
             int subspaces = 2 + (int) (seed % 6) * 2;
             run(seed, seed % 2 == 0 ? 128 : 256, 300, 4, 0, seed % 3 == 0 ? 60 : 1000, (gen, b) -> {
@@ -87,9 +89,16 @@ class TreeEngineDifferentialTest {
                     gen.wideFraction = 0.01; // few wide writes: the history grows into a tree of several levels
                 }
                 gen.outlierFraction = b < 30 ? 0 : 0.01;
-            }, history -> maxLocal[0] = Math.max(maxLocal[0], history.localInnerNodes()));
+            }, history -> {
+                maxLocal[0] = Math.max(maxLocal[0], history.localInnerNodes());
+                long[] c = history.partitionCounters();
+                if (c != null) {
+                    localRewrites[0] = Math.max(localRewrites[0], c[4]);
+                }
+            });
         }
         assertTrue(maxLocal[0] > 0, "no inner node ever had a prefix of its own");
+        assertTrue(localRewrites[0] > 0, "the partitions never rewrote a parent in its own encoding");
     }
 
     /**
