@@ -79,7 +79,7 @@ struct Jvm {
 
 extern Jvm g_jvm;
 
-/** Has exit() shut down the JVM this library just started, before libjvm's own destructors run (jni_calls.cpp). */
+/** Makes exit() shut down the JVM this library just started, before libjvm's own destructors run (jni_calls.cpp). */
 void shutDownJvmAtExit();
 
 /** The JVM's thread suspend/resume signal unless the host or the configuration says otherwise: off SIGUSR2, FoundationDB's. */

@@ -97,9 +97,6 @@ int engineThreads(const fdbr_config* config) {
 /** Creates or finds the JVM and caches the bridge class and its methods; once per process. */
 fdbr_status startJvm(const fdbr_config* config, const OpenExtras& extras) {
     std::lock_guard<std::mutex> lock(g_jvm.mutex);
-    if (g_jvm.shutDown.load()) {
-        return fail(FDBR_JVM_ERROR, "the process is exiting: the JVM has been shut down");
-    }
     if (g_jvm.ready) {
         return FDBR_OK;
     }

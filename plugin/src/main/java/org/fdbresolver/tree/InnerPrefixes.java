@@ -113,7 +113,7 @@ final class InnerPrefixes {
         if (localSkip(h) == 0) {
             return key;
         }
-        return longAt(store.iRef[h >>> CHUNK_SHIFT][at], layout.skip());
+        return globalOfRef(store.iRef[h >>> CHUNK_SHIFT][at]);
     }
 
     /** The separator of key block reference {@code ref} in the tree's encoding (as {@link #globalOf} reads a slot's). */
@@ -126,14 +126,12 @@ final class InnerPrefixes {
      * a key block and begins with the node's prefix. Reads its key block and the node's anchor.
      */
     boolean hasPrefix(int h, int s, int ref) {
-        if (ref < 0 || KeyRefs.length(ref, arena) < s) {
+        if (ref < 0) {
             return false;
         }
         int unit = ref >>> 1;
-        int anchor = anchorRef(h) >>> 1;
-        int g = layout.skip();
-        return Arrays.mismatch(arena.block(unit), arena.offset(unit) + g, arena.offset(unit) + s,
-                arena.block(anchor), arena.offset(anchor) + g, arena.offset(anchor) + s) < 0;
+        int len = KeyRefs.length(ref, arena);
+        return localLength(h, s, arena.block(unit), arena.offset(unit), len) == len;
     }
 
     /** The inline long of separator {@code ref} in a local node of prefix length {@code s} (see {@link #hasPrefix}). */

@@ -180,18 +180,12 @@ final class LeafPrefixes {
         if (!mayHoldSuffixKeys()) {
             return true;
         }
-        int s = localSkip(h);
-        if (s == 0) {
-            return true; // a global leaf holds no suffix key
-        }
-        // The floor first: it reads the anchor's bytes, which the partition's writer loads anyway, where the scan for
+        // The floor first: it reads the anchor's bytes, which the partition's writer loads anyway, where a scan for
         // suffix keys reads every reference of the leaf; with endpoints under the leaf's whole prefix (the common
-        // case) nothing is lowered and no scan is needed.
+        // case) nothing is lowered and fitsLowered answers without a scan. A global leaf's floor is 0 and it holds no
+        // suffix key.
         int f = floorFor(h, key, aOff, aLen, zOff, zLen);
-        if (f == s) {
-            return true;
-        }
-        return !holdsSuffixKey(h) || f != 0 && fitsLowered(h, s, f);
+        return f != 0 ? fitsLowered(h, localSkip(h), f) : !holdsSuffixKey(h);
     }
 
     /**
