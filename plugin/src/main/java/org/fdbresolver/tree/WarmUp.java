@@ -11,8 +11,9 @@ import org.fdbresolver.api.ConflictSetConfig;
  * ones, and a Resolver holds every commit while it decides). The batches cover what a Resolver's first minutes
  * bring: one to five transactions a batch and now and then hundreds, point and range reads and writes, keys
  * of 8 to 40 bytes under a few shared prefixes, reporting transactions, snapshots behind the window; both read
- * paths, since the batched one only starts once the history is large. Decisions are thrown away. Deterministic: a
- * fixed seed.
+ * paths, since the batched one only starts once the history is large; and now and then a bulk writer's transaction
+ * ({@link #bulkWrites}: dozens of new keys with a counter and a long tail, the directory layer's and a loader's
+ * shape). Decisions are thrown away. Deterministic: a fixed seed.
  *
  * <p>The window and the budget are passed too: versions advance so that FoundationDB's 5-second window moves past
  * history within a few hundred batches, and the budgets ({@link #WARM_UP_BUDGETS}) are small enough that the synthetic
@@ -63,8 +64,9 @@ final class WarmUp {
         BatchResult out = new BatchResult();
         byte[][] prefixes = {new byte[0], "\u0015users\u0000\u0002id".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1),
                 "\u0002index\u0000\u0002by_name\u0000".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1), {(byte) 0xFF, '/'}};
-        byte[] begin = new byte[64];
-        byte[] end = new byte[64];
+        byte[] begin = new byte[BULK_KEY_BYTES + 16];
+        byte[] end = new byte[BULK_KEY_BYTES + 16];
+        long[] bulkCounters = new long[BULK_WRITERS];
         long[] snapshots = new long[500];
         long now = 10_000_000; // past the window from the first batch: some snapshots are too old from the start
         for (int i = 0; i < batches; i++) {
@@ -76,6 +78,10 @@ final class WarmUp {
                 long snapshot = Math.max(0, now - (rnd.nextInt(20) == 0 ? 8_000_000 : rnd.nextInt(2_000_000)));
                 snapshots[t] = snapshot;
                 batch.addTransaction(snapshot, rnd.nextInt(8) == 0);
+                if (t == 0 && rnd.nextInt(4) == 0 && maxKeyBytes > BULK_KEY_BYTES) {
+                    bulkWrites(rnd, batch, bulkCounters, begin, end);
+                    continue;
+                }
                 for (int r = rnd.nextInt(5); r > 0; r--) {
                     // now and then a read outside the written keys' shared first byte, below or above them all
                     byte lead = rnd.nextInt(30) != 0 ? LEAD : rnd.nextBoolean() ? (byte) (LEAD - 1) : (byte) (LEAD + 1);
@@ -116,6 +122,46 @@ final class WarmUp {
             v >>>= 8;
         }
         return Math.min(n + 8, maxKeyBytes - 1);
+    }
+
+    /** Bulk writers ({@link #bulkWrites}), each with a counter of its own. */
+    private static final int BULK_WRITERS = 4;
+    /** The longest bulk writer's key: its prefix, the counter's digits, a slash and the tail. */
+    private static final int BULK_KEY_BYTES = 64;
+    private static final byte[] BULK_PREFIX = "\u0002load\u0000\u0015".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+    private static final int BULK_TAIL = 40;
+
+    /**
+     * A bulk writer's transaction: 20 to 219 point writes of new keys {@code LEAD, prefix, writer, counter in decimal,
+     * '/', 40 bytes of 'x'} (the writer's counter counting on), and a read of one. Keys far longer than a leaf's prefix
+     * plus 8 bytes, ascending under a few writers, that share everything after the bytes that differ: what a
+     * loader or a directory-layer application writes (the container cluster's write flood, docs/cluster.md). Measured
+     * from a fresh JVM before these were in the warm-up: that flood's first 1,000 batches ran 2 to 3.5 times slower
+     * than the same batches warm, the next 4,000 1.6 times (docs/latency.md).
+     */
+    private static void bulkWrites(SplittableRandom rnd, ConflictBatch batch, long[] counters, byte[] begin, byte[] end) {
+        int writer = rnd.nextInt(BULK_WRITERS);
+        int n = 0;
+        for (int w = 20 + rnd.nextInt(200); w > 0; w--) {
+            n = bulkKey(writer, counters[writer]++, begin);
+            int m = pointEnd(begin, n, end, Integer.MAX_VALUE);
+            batch.addWrite(begin, 0, n, end, 0, m);
+        }
+        batch.addRead(begin, 0, n, end, 0, pointEnd(begin, n, end, Integer.MAX_VALUE));
+    }
+
+    private static int bulkKey(int writer, long counter, byte[] into) {
+        into[0] = LEAD;
+        System.arraycopy(BULK_PREFIX, 0, into, 1, BULK_PREFIX.length);
+        int n = 1 + BULK_PREFIX.length;
+        into[n++] = (byte) ('0' + writer);
+        into[n++] = '/';
+        byte[] digits = Long.toString(counter).getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+        System.arraycopy(digits, 0, into, n, digits.length);
+        n += digits.length;
+        into[n++] = '/';
+        java.util.Arrays.fill(into, n, n + BULK_TAIL, (byte) 'x');
+        return n + BULK_TAIL;
     }
 
     /** The first byte of every written key. */
