@@ -842,6 +842,31 @@ void exitShutsTheJvmDown() {
     std::thread([] { std::exit(7); }).join();
 }
 
+/**
+ * The collector the bridge gives its JVM (G1 with a 10 ms pause goal, a young generation from 1 % of the heap,
+ * survivors tenured at once; issue 31), or the one the host chose in jvm_option or the environment, which the bridge
+ * must not add a second to (HotSpot would refuse to start): HotSpot prints its flags (-XX:+PrintCommandLineFlags) and
+ * NativeBridgeTest reads them. withEnvironment: JAVA_TOOL_OPTIONS chooses Serial; else a jvm_option chooses Parallel
+ * when choose is set.
+ */
+void jvmCollector(bool choose, bool withEnvironment) {
+    unsetenv("_JAVA_OPTIONS");
+    if (withEnvironment) {
+        setenv("JAVA_TOOL_OPTIONS", "-XX:+UseSerialGC", 1);
+    } else {
+        unsetenv("JAVA_TOOL_OPTIONS");
+    }
+    std::string settings = "engine=" + engineName + ";memory_budget=16m;jvm_option=-XX:+PrintCommandLineFlags";
+    if (choose) settings += ";jvm_option=-XX:+UseParallelGC";
+    std::string error;
+    fdbresolver::ConflictSet* cs = fdbresolver::newConflictSet(fdbresolver::Library::linked(), settings, &error);
+    expect(cs != nullptr, "open: " + error);
+    std::vector<TestBatch> batches = scenario();
+    Outcome o = resolve(cs, batches[0]);
+    expect(o.status == FDBR_OK, "batch 0: " + o.message);
+    fdbresolver::destroyConflictSet(cs);
+}
+
 /** A budget the heap cannot hold, or a JVM the host's memory limit cannot hold, is refused at open, saying why. */
 void heapIsCheckedAtOpen() {
     std::string error;
@@ -1054,6 +1079,9 @@ int main(int argc, char** argv) {
         {"jvm-exit-options", jvmExitOptionsRefused},
         {"jvm-trial-start", jvmTrialStart},
         {"exit-shuts-down-jvm", exitShutsTheJvmDown},
+        {"jvm-collector", [] { jvmCollector(false, false); }},
+        {"jvm-collector-option", [] { jvmCollector(true, false); }},
+        {"jvm-collector-environment", [] { jvmCollector(false, true); }},
     };
     for (const auto& c : cases) {
         bool selected = argc == 2;

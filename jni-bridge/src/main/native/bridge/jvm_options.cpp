@@ -235,6 +235,20 @@ std::vector<JvmOption> effectiveOptions(const std::vector<JvmOption>& invocation
     return out;
 }
 
+bool selectsCollector(const std::vector<JvmOption>& options) {
+    static const char* const kCollectors[] = {"UseSerialGC", "UseParallelGC", "UseG1GC", "UseZGC", "UseShenandoahGC",
+                                              "UseEpsilonGC"};
+    for (const char* collector : kCollectors) {
+        int on = -1;
+        for (const JvmOption& option : options) {
+            int value = booleanFlag(option.text, collector);
+            if (value >= 0) on = value;
+        }
+        if (on == 1) return true;
+    }
+    return false;
+}
+
 std::string checkOptions(const std::vector<JvmOption>& effective) {
     for (const JvmOption& option : effective) {
         if (option.text.empty() || option.text[0] != '-') {

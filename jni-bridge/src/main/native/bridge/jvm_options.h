@@ -34,6 +34,13 @@ std::vector<std::string> splitOptionsVariable(const std::string& value);
 std::vector<JvmOption> effectiveOptions(const std::vector<JvmOption>& invocation);
 
 /**
+ * Whether one of these options chooses the garbage collector (-XX:+UseSerialGC, -XX:+UseParallelGC, -XX:+UseG1GC,
+ * -XX:+UseZGC, ...), the last occurrence of each flag counting: the bridge then adds no collector of its own, since
+ * HotSpot refuses to start with two ("Multiple garbage collectors selected").
+ */
+bool selectsCollector(const std::vector<JvmOption>& options);
+
+/**
  * Why the JVM must not start with these options, or "": an option that is not one (no leading '-'); a file of
  * further options the bridge cannot see (-XX:VMOptionsFile, -XX:Flags); an option that ends or stops the process
  * on purpose (-XX:+ExitOnOutOfMemoryError, -XX:+CrashOnOutOfMemoryError, -XX:OnOutOfMemoryError=..., ...) or

@@ -129,6 +129,33 @@ class NativeBridgeTest {
         assertFalse(run.all().contains("did not shut down"), run.all());
     }
 
+    /**
+     * The bridge's collector (issue 31: young pauses bounded while the history grows): G1 with a 10 ms pause goal, a
+     * young generation from 1 % of the heap and survivors tenured at once, as HotSpot prints its flags.
+     */
+    @Test
+    void theBridgeGivesItsJvmG1WithAPauseGoal() throws Exception {
+        NativeProgram.Run run = runProcessCase("jvm-collector");
+        for (String flag : List.of("-XX:+UseG1GC", "-XX:MaxGCPauseMillis=10", "-XX:G1NewSizePercent=1",
+                "-XX:MaxTenuringThreshold=0")) {
+            assertTrue(run.stdout().contains(flag), flag + "\n" + run.all());
+        }
+    }
+
+    /**
+     * A collector the host chose, in jvm_option or in the environment, is the JVM's: the bridge adds no second one
+     * (HotSpot would refuse to start with two), and the JVM starts and decides.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"jvm-collector-option", "jvm-collector-environment"})
+    void aCollectorTheHostChoseIsKept(String name) throws Exception {
+        NativeProgram.Run run = runProcessCase(name);
+        String chosen = name.endsWith("option") ? "-XX:+UseParallelGC" : "-XX:+UseSerialGC";
+        assertTrue(run.stdout().contains(chosen), run.all());
+        assertFalse(run.stdout().contains("-XX:+UseG1GC"), run.all());
+        assertFalse(run.all().contains("Multiple garbage collectors"), run.all());
+    }
+
     /** JVM options in the environment reach the JVM, which says "Picked up" on stderr; the open names them to the host. */
     @Test
     void environmentOptionsAreNamedToTheHost() throws Exception {
