@@ -151,11 +151,11 @@ fdbr_status startJvm(const fdbr_config* config, const OpenExtras& extras) {
             // 1 % of the heap rather than its default 5 %, and what survives one collection (history) is tenured at
             // once rather than copied again. A collector chosen in jvm_option or the environment is kept (HotSpot
             // refuses two); the other flags still apply, overridable like the ones above.
-            std::vector<JvmOption> hostOptions;
+            std::vector<JvmOption> jvmOptions;
             for (uint32_t i = 0; i < config->jvm_option_count; i++) {
-                if (config->jvm_options[i] != nullptr) hostOptions.push_back({config->jvm_options[i], "jvm_option"});
+                if (config->jvm_options[i] != nullptr) jvmOptions.push_back({config->jvm_options[i], "jvm_option"});
             }
-            if (!selectsCollector(effectiveOptions(hostOptions))) {
+            if (!selectsCollector(effectiveOptions(jvmOptions))) {
                 bridgeOption("-XX:+UseG1GC");
             }
             bridgeOption("-XX:MaxGCPauseMillis=10");
@@ -163,21 +163,13 @@ fdbr_status startJvm(const fdbr_config* config, const OpenExtras& extras) {
             bridgeOption("-XX:G1NewSizePercent=1");
             bridgeOption("-XX:MaxTenuringThreshold=0");
             bool maxHeapGiven = false;
-            for (uint32_t i = 0; i < config->jvm_option_count; i++) {
-                if (config->jvm_options[i] != nullptr) {
-                    maxHeapGiven = maxHeapGiven || setsMaxHeap(config->jvm_options[i]);
-                }
-            }
+            for (const JvmOption& option : jvmOptions) maxHeapGiven = maxHeapGiven || setsMaxHeap(option.text);
             if (!maxHeapGiven) {
                 // Sized from the budget, so that the history always fits (the Java side checks it at every open).
                 invocation.push_back({defaultMaxHeap(config->memory_budget_bytes, extras.captureHeapBytes),
                                       "the bridge's, sized from memory_budget"});
             }
-            for (uint32_t i = 0; i < config->jvm_option_count; i++) {
-                if (config->jvm_options[i] != nullptr) {
-                    invocation.push_back({config->jvm_options[i], "jvm_option"});
-                }
-            }
+            invocation.insert(invocation.end(), jvmOptions.begin(), jvmOptions.end());
             std::vector<std::string> texts;
             for (const auto& option : invocation) texts.push_back(option.text);
             // HotSpot suspends and resumes threads with SIGUSR2 unless _JAVA_SR_SIGNUM names another signal;

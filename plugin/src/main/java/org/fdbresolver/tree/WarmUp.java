@@ -142,12 +142,13 @@ final class WarmUp {
     private static void bulkWrites(SplittableRandom rnd, ConflictBatch batch, long[] counters, byte[] begin, byte[] end) {
         int writer = rnd.nextInt(BULK_WRITERS);
         int n = 0;
+        int m = 0;
         for (int w = 20 + rnd.nextInt(200); w > 0; w--) {
             n = bulkKey(writer, counters[writer]++, begin);
-            int m = pointEnd(begin, n, end, Integer.MAX_VALUE);
+            m = pointEnd(begin, n, end, Integer.MAX_VALUE);
             batch.addWrite(begin, 0, n, end, 0, m);
         }
-        batch.addRead(begin, 0, n, end, 0, pointEnd(begin, n, end, Integer.MAX_VALUE));
+        batch.addRead(begin, 0, n, end, 0, m);
     }
 
     private static int bulkKey(int writer, long counter, byte[] into) {

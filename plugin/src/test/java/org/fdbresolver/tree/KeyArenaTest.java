@@ -3,6 +3,7 @@ package org.fdbresolver.tree;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -75,7 +76,7 @@ class KeyArenaTest {
         }
         assertEquals(0, arena.bytesInUse());
         long tails = arena.freeListBytes() - inUse; // blocks' unused tails, free chunks since the next block was taken
-        assertEquals(true, tails >= 0 && tails < 4L * lengths.length, "every freed chunk's bytes on a free list: " + tails);
+        assertTrue(tails >= 0 && tails < 4L * lengths.length, "every freed chunk's bytes on a free list: " + tails);
         for (int i = 0; i < lengths.length; i++) {
             arena.allocate(key, 0, lengths[i]);
         }
