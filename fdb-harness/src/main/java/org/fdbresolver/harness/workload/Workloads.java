@@ -18,6 +18,7 @@ public final class Workloads {
         register(new CustomWorkload.Factory(true));
         register(new LongTraceWorkload.Factory());
         register(new TupleWorkload.Factory());
+        register(new FloodWorkload.Factory());
         register(new AdversarialWorkload.Factory());
         register(new RandomWorkload.Factory());
         register(new EdgeWorkload.Factory());

@@ -31,6 +31,7 @@ class WorkloadContractTest {
             Map.entry("custom-range", Map.of("reads-per-batch", "200", "write-draws", "50")),
             Map.entry("longtrace", Map.of("txns", "200", "window", "100000")),
             Map.entry("tuple", Map.of("txns", "100", "window", "3000")),
+            Map.entry("flood", Map.of("flood-keys", "20", "window", "30000")),
             Map.entry("adversarial", Map.of()),
             Map.entry("random", Map.of()),
             Map.entry("edge", Map.of("shape", "high-versions")));
