@@ -65,6 +65,10 @@ public final class FuzzShapes {
         add("tuple", "tuple-layer keys: many subspaces with 12-48-byte prefixes; defaults, small key spaces",
                 (s, r, t) -> new Variant("tuple", pick(r, Map.of("report-fraction", "0.2"),
                         Map.of("subspaces", "6", "keyspace", "2000", "index-values", "20", "report-fraction", "0.5")), 500));
+        add("flood", "the cluster's write flood beside its bank: runs of new long keys sharing a tail, few transactions a batch",
+                (s, r, t) -> new Variant("flood", pick(r, Map.of("flood-keys", "50", "window", "100000"),
+                        Map.of("accounts", "10", "flood-keys", "20", "flood-chance", "0.5", "window", "20000",
+                                "max-lag-batches", "20")), 4));
         add("adversarial", "the conformance edge-case generator: tiny alphabet, 10 KiB keys, boundary snapshots",
                 (s, r, t) -> new Variant("adversarial", pick(r, Map.of(), Map.of("report-fraction", "1")), 5));
         add("random", "small randomized traces, parameters varied by seed",
