@@ -142,6 +142,17 @@ public final class HistoryTree implements History {
         this.invariants = new TreeInvariants(store, layout, versions);
     }
 
+    /**
+     * The fewest bytes beyond the tree's shared prefix a leaf's own prefix has (engine option {@code leafPrefixMinGain},
+     * {@link LeafPrefixes#DEFAULT_MIN_GAIN}); only before the first write.
+     */
+    public void leafPrefixMinGain(int bytes) {
+        if (!isEmpty()) {
+            throw new IllegalStateException("the leaves' prefix gain is set before the first write");
+        }
+        layout.leaf.minGain(bytes);
+    }
+
     /** A batch's reads take the batched path (once the history is large enough) from this many reads on. */
     public void batchedFromReads(int reads) {
         if (reads < 1) {

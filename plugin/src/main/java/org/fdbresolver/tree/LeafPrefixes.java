@@ -17,7 +17,7 @@ import java.util.Arrays;
  * word, {@link NodeStore#SKIP_SHIFT}) and stores each key's bytes {@code [s, s + 8)} in its long instead of {@code [skip, skip + 8)}.
  *
  * <p>The rules. A leaf is <em>local</em> when that length is not 0; then it holds at least one entry, every key in it
- * begins with the same {@code s} bytes, {@code s} exceeds the tree's prefix by at least {@link #MIN_GAIN} and is at
+ * begins with the same {@code s} bytes, {@code s} exceeds the tree's prefix by at least {@link #minGain} and is at
  * least {@link #MIN_SKIP} (so no key of it is inline: each is in a key block or is a suffix key), and its prefix bytes are read from
  * its <em>anchor</em>: a key chunk whose first {@code s} bytes are the prefix, on which the leaf holds a reference
  * of its own ({@link NodeStore#lAnchor}), so that the prefix does not depend on which keys the leaf holds. The anchor
@@ -49,21 +49,32 @@ import java.util.Arrays;
  * <li>Entries moved between leaves ({@link LeafEntries}) are first brought to one encoding: a split's new leaf
  * takes its leaf's; a leaf and a sibling that trade entries are both lowered to the prefix they share
  * ({@link #unify}). After the move each leaf may take a longer prefix ({@link #tighten}): when its first and last
- * keys share {@link #MIN_GAIN} bytes beyond what it skips, its longs are re-read from their key blocks.</li>
+ * keys share {@link #minGain} bytes beyond what it skips, its longs are re-read from their key blocks.</li>
  * </ul>
  * Code outside this class and {@link LeafEntries} never moves a leaf's longs to another leaf; it encodes a key for a
  * leaf through the methods here, and reads a leaf's keys by their bytes ({@link #materialize}), which does not depend
  * on the encoding.
  */
 final class LeafPrefixes {
-    /** As {@link InnerPrefixes#MIN_GAIN}: below it the tree's long still tells most keys apart. */
-    static final int MIN_GAIN = InnerPrefixes.MIN_GAIN;
+    /**
+     * The default of {@link #minGain}: one byte. Unlike an inner node's (whose gain is only fewer tied comparisons,
+     * {@link InnerPrefixes#MIN_GAIN}), a leaf's prefix is what lets its keys drop their chunks (suffix keys), and a
+     * byte or two past the tree's prefix is where keys a few bytes past a long shared prefix end: on skiplisttest's keys
+     * (twelve dots, then 4 bytes) and under one tuple-layer subspace (record ids of 2–4 bytes) a gain of 8 left every
+     * leaf global and every key in a chunk (docs/tree.md, "Leaves' prefixes from one byte of gain").
+     */
+    static final int DEFAULT_MIN_GAIN = 1;
     /** The shortest local prefix: a key that has it is longer than any inline key, so it is in a key block. */
     static final int MIN_SKIP = KeyRefs.MAX_INLINE_LENGTH + 1;
 
     private final NodeStore store;
     private final KeyArena arena;
     private final KeyLayout layout;
+    /**
+     * The fewest bytes beyond the tree's prefix a leaf's own prefix has (the engine option {@code leafPrefixMinGain});
+     * set before the first key is stored.
+     */
+    private int minGain = DEFAULT_MIN_GAIN;
 
     LeafPrefixes(NodeStore store, KeyLayout layout) {
         this.store = store;
@@ -436,9 +447,17 @@ final class LeafPrefixes {
         return local;
     }
 
+    /** Sets {@link #minGain} (before any key is stored: it changes which leaves may be local). */
+    void minGain(int bytes) {
+        if (bytes < 1 || bytes > KeyRefs.INLINE_BYTES) {
+            throw new IllegalArgumentException("leafPrefixMinGain must be 1 to " + KeyRefs.INLINE_BYTES + ": " + bytes);
+        }
+        this.minGain = bytes;
+    }
+
     /** Whether a prefix of {@code s} bytes may be a leaf's own: long enough to be worth it, and beyond inline keys. */
     boolean eligible(int s) {
-        return s - layout.skip() >= MIN_GAIN && s >= MIN_SKIP && s <= NodeStore.MAX_LEAF_SKIP;
+        return s - layout.skip() >= minGain && s >= MIN_SKIP && s <= NodeStore.MAX_LEAF_SKIP;
     }
 
     /**
@@ -557,10 +576,10 @@ final class LeafPrefixes {
     }
 
     /**
-     * Gives leaf {@code h} a longer prefix when its keys share at least {@link #MIN_GAIN} bytes beyond what its longs
+     * Gives leaf {@code h} a longer prefix when its keys share at least {@link #minGain} bytes beyond what its longs
      * skip now (and it is eligible, and holds no inline key): its longs are then re-read from their key blocks. The
-     * sorted keys share what the first and the last share, so only those two are compared first, and their key
-     * blocks only when their longs are equal (else they differ within the 8 bytes a gain needs). A leaf local after
+     * sorted keys share what the first and the last share, so only those two are compared: their longs tell a gain of
+     * fewer than 8 bytes, their key blocks are read only when the longs are equal. A leaf local after
      * it is anchored on its first key's chunk (so a chunk anchors only the leaves that held it first at their last
      * move).
      */
@@ -620,8 +639,12 @@ final class LeafPrefixes {
         }
         int base = (h & CHUNK_MASK) * st.leafCap;
         long[] keys = st.lKey[c];
-        if (keys[base] != keys[base + n - 1]) {
-            return false; // the first and last keys differ within the 8 bytes after what the leaf skips: no gain
+        // The bytes after what the leaf skips that its first and last keys share, as far as their longs tell (zero
+        // padding of a short key counts: the keys' lengths bound the gain below).
+        long differ = keys[base] ^ keys[base + n - 1];
+        int sameBytes = differ == 0 ? KeyRefs.INLINE_BYTES : Long.numberOfLeadingZeros(differ) >>> 3;
+        if (sameBytes < minGain) {
+            return false; // the first and last keys differ too soon after what the leaf skips: no gain
         }
         int[] slotRefs = st.lRef[c];
         int firstRef = slotRefs[base];
@@ -633,11 +656,12 @@ final class LeafPrefixes {
         int fl = KeyRefs.length(firstRef, arena);
         int ll = KeyRefs.length(lastRef, arena);
         int end = Math.min(fl, ll);
-        if (end - now < MIN_GAIN) {
+        if (end - now < minGain) {
             return false;
         }
-        int target = shared(firstRef >>> 1, lastRef >>> 1, Math.min(end, NodeStore.MAX_LEAF_SKIP));
-        if (target - now < MIN_GAIN || !eligible(target)) {
+        int target = sameBytes < KeyRefs.INLINE_BYTES ? Math.min(end, now + sameBytes)
+                : shared(firstRef >>> 1, lastRef >>> 1, Math.min(end, NodeStore.MAX_LEAF_SKIP));
+        if (target - now < minGain || !eligible(target)) {
             return false;
         }
         boolean global = localSkip(h) == 0;

@@ -25,7 +25,9 @@ import org.fdbresolver.pipeline.BatchWorkers;
  * {@code directSortEndpoints} (batches of at most this many endpoints are sorted by comparison rather than by
  * radix passes, default 40; 0: always radix), {@code directBatchRanges}, {@code directBatchPairs} and
  * {@code readBatchedFromReads} (the small-batch path, {@link BatchPipeline}; default 64, 128 and 16), {@code warmUpBatches} (synthetic batches run through throwaway
- * engines at open so that the first real batches run compiled code, default 0: {@link WarmUp}). The other options, for more than one thread and the partitioned
+ * engines at open so that the first real batches run compiled code, default 0: {@link WarmUp}), {@code leafPrefixMinGain}
+ * (the fewest bytes beyond the tree's shared prefix a leaf's own prefix has, 1 to 8, default 1: {@link LeafPrefixes}).
+ * The other options, for more than one thread and the partitioned
  * apply: docs/tree.md.
  */
 public final class TreeEngine implements ConflictEngine {
@@ -47,6 +49,7 @@ public final class TreeEngine implements ConflictEngine {
     public static final String DIRECT_BATCH_RANGES = "directBatchRanges";
     public static final String DIRECT_BATCH_PAIRS = "directBatchPairs";
     public static final String READ_BATCHED_FROM_READS = "readBatchedFromReads";
+    public static final String LEAF_PREFIX_MIN_GAIN = "leafPrefixMinGain";
     /** Fewest endpoints a thread sorts at once: below twice this a batch is sorted on one thread. */
     static final int DEFAULT_ENDPOINTS_PER_SLICE = 1024;
     /** Combined writes from which a batch is applied in partitions (at any thread count; docs/tree.md). */
@@ -62,7 +65,7 @@ public final class TreeEngine implements ConflictEngine {
     private static final Set<String> OPTIONS = Set.of(NODE_BYTES, KEY_BLOCK_BYTES, READ_PATH, READ_WAYS, READ_TOUCH,
             READ_BATCHED_FROM_BYTES, WRITE_WAYS, THREADS, READS_PER_SLICE, ENDPOINTS_PER_SLICE, PARTITION_FROM_WRITES,
             WRITES_PER_PARTITION, DIRECT_SORT_ENDPOINTS, WARM_UP_BATCHES, DIRECT_BATCH_RANGES, DIRECT_BATCH_PAIRS,
-            READ_BATCHED_FROM_READS);
+            READ_BATCHED_FROM_READS, LEAF_PREFIX_MIN_GAIN);
     /** Below this budget a large batch's writes may not fit even into an empty history: warned at open. */
     static final long SMALL_BUDGET_BYTES = 1L << 20;
     /** Most leaf groups (reads) or leaves (writes) in flight at once. */
@@ -107,6 +110,8 @@ public final class TreeEngine implements ConflictEngine {
                 Integer.MAX_VALUE);
         long directPairs = wholeOption(config, DIRECT_BATCH_PAIRS, BatchPipeline.DEFAULT_DIRECT_PAIRS, 0, Long.MAX_VALUE);
         int batchedFromReads = intOption(config, READ_BATCHED_FROM_READS, HistoryTree.DEFAULT_BATCHED_FROM_READS);
+        int leafPrefixMinGain = (int) wholeOption(config, LEAF_PREFIX_MIN_GAIN, LeafPrefixes.DEFAULT_MIN_GAIN, 1,
+                KeyRefs.INLINE_BYTES);
         long budget = config.memoryBudgetBytes();
         // Before this engine's arrays exist: throwaway engines, so that the JIT has compiled the engine by the
         // first real batch (a host that waits for the open, as FoundationDB's Resolver does, sets this).
@@ -122,6 +127,8 @@ public final class TreeEngine implements ConflictEngine {
         this.uncertain = history(() -> new HistoryTree(nodeBytes, keyBlockBytes, budget, reservation,
                 HistoryTree.ReadPath.SINGLE, 1, false, 0, 0));
         tree.batchedFromReads(batchedFromReads);
+        tree.leafPrefixMinGain(leafPrefixMinGain);
+        uncertain.leafPrefixMinGain(leafPrefixMinGain);
         tree.shareBudgetWith(uncertain);
         uncertain.shareBudgetWith(tree);
         // The main history raises the boundary ahead of need for both (the uncertain writes expire below it).

@@ -139,6 +139,70 @@ class TreeEngineDifferentialTest {
     }
 
     /**
+     * Leaves whose prefix is a byte or two past the tree's ({@code leafPrefixMinGain}, default 1): one or two
+     * subspaces, so the tree's shared prefix holds most of a key and the tails of 0–5 bytes after it differ within
+     * their first byte or two; a leaf of them goes local on one byte of gain and its keys become suffix keys, and an
+     * outlier between the subspaces lowers a leaf's prefix (a suffix key then takes a chunk) or the tree's. Tiny
+     * nodes, both read paths and the partitions, as above; the invariants after every batch check every local leaf.
+     */
+    @Test
+    void matchesOracleWithLeavesOfOneByteOfGain() {
+        long[] maxSuffix = {0};
+        int[] maxLocal = {0};
+        int[] nodes = {128, 256, 512};
+        for (int seed = 700; seed < 700 + Math.max(6, SEEDS / 2); seed++) {
+            int subspaces = 1 + seed % 2;
+            run(seed, nodes[seed % 3], 400, 4, 0, seed % 2 == 0 ? 150 : 1000, (gen, b) -> {
+                if (b == 0) {
+                    gen.subspaces = gen.subspacesOf(subspaces);
+                }
+                gen.wideFraction = b % 50 < 45 ? 0.01 : 0.05;
+                gen.outlierFraction = b < 40 ? 0 : 0.003;
+            }, history -> {
+                maxLocal[0] = Math.max(maxLocal[0], history.localLeaves());
+                maxSuffix[0] = Math.max(maxSuffix[0], history.suffixKeys());
+            });
+        }
+        assertTrue(maxLocal[0] > 0, "no leaf ever had a prefix of its own");
+        assertTrue(maxSuffix[0] > 0, "no key was ever stored after its leaf's prefix");
+    }
+
+    /**
+     * The same trace under one subspace with leaves' prefixes from 1 and from 8 bytes of gain: the same decisions,
+     * and with 1 keys stored after their leaf's prefix, so fewer key chunks and a smaller history.
+     */
+    @Test
+    void oneByteOfGainSavesKeyChunks() {
+        long[] bytes = new long[2];
+        long[] suffix = new long[2];
+        String[] gains = {"1", "8"};
+        byte[][] decisions = new byte[2][];
+        for (int g = 0; g < 2; g++) {
+            ConflictSetConfig config = ConflictSetConfig.builder().engine("tree").option("nodeBytes", "512")
+                    .option("leafPrefixMinGain", gains[g]).build();
+            try (ConflictSet tree = ConflictSet.open(config)) {
+                HistoryTree history = ((TreeEngine) tree.engine()).tree();
+                RandomTraces gen = new RandomTraces(77, 4, 0);
+                gen.subspaces = gen.subspacesOf(1);
+                ConflictBatch batch = tree.newBatch();
+                java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
+                for (int b = 0; b < 300; b++) {
+                    RandomTraces.fill(batch, gen.batch(b + 1L, 0, 40));
+                    BatchResult r = batch.detectConflicts(b + 1L, 0);
+                    all.write(r.decisionBytes(), 0, r.transactionCount());
+                }
+                history.checkInvariants();
+                decisions[g] = all.toByteArray();
+                bytes[g] = history.historyBytes();
+                suffix[g] = history.suffixKeys();
+            }
+        }
+        assertArrayEquals(decisions[1], decisions[0]);
+        assertTrue(suffix[0] > 0 && suffix[1] == 0, "suffix keys: " + suffix[0] + " with 1 byte of gain, " + suffix[1] + " with 8");
+        assertTrue(bytes[0] < bytes[1], "history bytes: " + bytes[0] + " with 1 byte of gain, " + bytes[1] + " with 8");
+    }
+
+    /**
      * Keys of 0–10 bytes around the inline limit: 8-byte keys and their point ends {@code k\0} (9 bytes,
      * stored inline), other 9-byte keys and 10-byte keys with trailing 0x00s (in key blocks), 0xFF
      * bytes, keys that are prefixes of each other; tiny nodes. The first written key sets the shared
