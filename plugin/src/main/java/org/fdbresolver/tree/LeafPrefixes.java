@@ -646,13 +646,16 @@ final class LeafPrefixes {
         if (sameBytes < minGain) {
             return false; // the first and last keys differ too soon after what the leaf skips: no gain
         }
+        int now = skipOf(h);
+        if (sameBytes < KeyRefs.INLINE_BYTES && !eligible(now + sameBytes)) {
+            return false; // the most the longs allow is no prefix of its own (too short): no key block read for it
+        }
         int[] slotRefs = st.lRef[c];
         int firstRef = slotRefs[base];
         int lastRef = slotRefs[base + n - 1];
         if (firstRef < 0 || lastRef < 0) {
             return false;
         }
-        int now = skipOf(h);
         int fl = KeyRefs.length(firstRef, arena);
         int ll = KeyRefs.length(lastRef, arena);
         int end = Math.min(fl, ll);
