@@ -662,6 +662,11 @@ final class LeafPrefixes {
         if (end - now < minGain) {
             return false;
         }
+        if (sameBytes < KeyRefs.INLINE_BYTES && end - (now + sameBytes) > KeyRefs.MAX_INLINE_LENGTH) {
+            // A gain of under 8 bytes pays only by making suffix keys (in comparisons the longs tell the keys apart
+            // already); when even the shorter end key would not be one, re-reading every key block is for nothing.
+            return false;
+        }
         int target = sameBytes < KeyRefs.INLINE_BYTES ? Math.min(end, now + sameBytes)
                 : shared(firstRef >>> 1, lastRef >>> 1, Math.min(end, NodeStore.MAX_LEAF_SKIP));
         if (target - now < minGain || !eligible(target)) {
