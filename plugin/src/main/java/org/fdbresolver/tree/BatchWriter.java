@@ -108,6 +108,18 @@ final class BatchWriter {
      * bytes of the new keys and of a separator per new leaf. A batch for the partitions has its ends routed
      * too, and the maxima on every route raised to relative version {@code v}.
      */
+    /**
+     * Whether the plan routed every endpoint's parent as well as its leaf (only when the tree had inner nodes): the
+     * one-thread writer's loads ahead ({@link #prefetch}) read the parents only then. A root that splits during the
+     * batch gives the tree inner nodes the plan never saw, and the arrays hold an older batch's parents.
+     */
+    private boolean parentsRouted;
+    /**
+     * Whether the plan's routes still point into the tree: false once making room forgot everything (the pools start
+     * again, and a route may point past them), when the loads ahead stop.
+     */
+    private boolean routesCurrent;
+
     void plan(CombinedWrites w, int v) {
         NodeStore s = store;
         int m = w.count();
@@ -143,6 +155,8 @@ final class BatchWriter {
             // that reach past it, and the estimate counts both of its entries in the begin's leaf.
             router.route(ek, keys, eo, el, 2 * m, 2, endpointLeaf, s.height > 0 ? endpointParent : null, endpointSlot);
         }
+        parentsRouted = s.height > 0;
+        routesCurrent = true;
         // A destination leaf with n entries receiving k writes ends up in at most ceil((n + 2k) / cap) leaves.
         long leaves = 0;
         int cap = s.leafCap;
@@ -264,7 +278,7 @@ final class BatchWriter {
         int i = 0;
         int prefetched = 0;
         while (i < m) {
-            if (ways > 1 && i >= prefetched) {
+            if (ways > 1 && i >= prefetched && routesCurrent) {
                 prefetched = Math.min(m, i + ways);
                 prefetch(i, prefetched, keys);
             }
@@ -278,6 +292,7 @@ final class BatchWriter {
             }
             if (layout.epoch() != encodedEpoch) {
                 encode(w, i); // making room forgot everything, the shared prefix with it
+                routesCurrent = false;
             }
             int leaf = writer.descendForInsert(ek[2 * i], keys, w.beginOffset(i), w.beginLength(i));
             // The leaf's upper fence: the separator after the path at the lowest level that has one.
@@ -366,7 +381,7 @@ final class BatchWriter {
             int leaf = el[2 * x];
             int c = leaf >>> CHUNK_SHIFT;
             t += s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK;
-            if (s.height > 0) {
+            if (parentsRouted) {
                 int parent = endpointParent[2 * x];
                 int at = (parent & CHUNK_MASK) * innerCap + endpointSlot[2 * x];
                 t += s.iKey[parent >>> CHUNK_SHIFT][at] + s.iMax[parent >>> CHUNK_SHIFT][at];

@@ -66,6 +66,20 @@ class WarmUpTest {
      * The budget binds during the warm-up (reads answered TOO_OLD by it), so that the budget's paths are compiled
      * before a real budget first binds: measured, that first binding deoptimised the engine's hot methods.
      */
+    /**
+     * The bridge's first open with small nodes (its replay test's {@code nodeBytes=256}): the warm-up's small budgets
+     * forget everything now and then, and a root that splits in a batch planned at height 0 once made the one-thread
+     * writer's loads ahead read an older batch's parents, past the inner pool (an ArrayIndexOutOfBoundsException at
+     * open). Every kind of decision still comes, the budget's too.
+     */
+    @Test
+    void smallNodesWarmUpThroughRootSplitsAndBudgetResets() {
+        long[] decided = WarmUp.run(ConflictSetConfig.builder().engine("tree").option("nodeBytes", "256").build(), 2000);
+        for (int kind = 0; kind < 4; kind++) {
+            assertTrue(decided[kind] > 0, "kind " + kind + " never came: " + Arrays.toString(decided));
+        }
+    }
+
     @Test
     void theBudgetBindsDuringTheWarmUp() {
         long[] decided = WarmUp.run(ConflictSetConfig.builder().engine("tree").build(), 2000);
