@@ -90,7 +90,7 @@ class ThreadCountTest {
                         "readBatchedFromBytes", seed % 2 == 0 ? "0" : "1000000000").forEach(config::option);
                 // Leaves of a few entries with prefixes from one byte of gain lower so often that the partitions refuse
                 // most batches (a lowered suffix key needs a chunk, which a part cannot take): these tests are about
-                // the partitions, so their leaves take prefixes of 8 bytes of gain, the rule before it was 1.
+                // the partitions, so their leaves take prefixes of 8 bytes of gain whatever the default.
                 config.option("leafPrefixMinGain", "8");
                 sets.add(ConflictSet.open(config.build()));
             }

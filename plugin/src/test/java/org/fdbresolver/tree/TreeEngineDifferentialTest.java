@@ -139,7 +139,7 @@ class TreeEngineDifferentialTest {
     }
 
     /**
-     * Leaves whose prefix is a byte or two past the tree's ({@code leafPrefixMinGain}, default 1): one or two
+     * Leaves whose prefix is a byte or two past the tree's ({@code leafPrefixMinGain=1}; the default is 8): one or two
      * subspaces, so the tree's shared prefix holds most of a key and the tails of 0–5 bytes after it differ within
      * their first byte or two; a leaf of them goes local on one byte of gain and its keys become suffix keys, and an
      * outlier between the subspaces lowers a leaf's prefix (a suffix key then takes a chunk) or the tree's. Tiny
@@ -152,7 +152,7 @@ class TreeEngineDifferentialTest {
         int[] nodes = {128, 256, 512};
         for (int seed = 700; seed < 700 + Math.max(6, SEEDS / 2); seed++) {
             int subspaces = 1 + seed % 2;
-            run(seed, nodes[seed % 3], 400, 4, 0, seed % 2 == 0 ? 150 : 1000, (gen, b) -> {
+            run(seed, nodes[seed % 3], 400, 4, 0, seed % 2 == 0 ? 150 : 1000, java.util.Map.of("leafPrefixMinGain", "1"), (gen, b) -> {
                 if (b == 0) {
                     gen.subspaces = gen.subspacesOf(subspaces);
                 }
@@ -230,6 +230,13 @@ class TreeEngineDifferentialTest {
     static void run(long seed, int nodeBytes, int batches, int maxShortLen, double longKeys, int window,
                     java.util.function.ObjIntConsumer<RandomTraces> beforeBatch,
                     java.util.function.Consumer<HistoryTree> afterBatch) {
+        run(seed, nodeBytes, batches, maxShortLen, longKeys, window, java.util.Map.of(), beforeBatch, afterBatch);
+    }
+
+    /** As above, with further engine {@code options}. */
+    static void run(long seed, int nodeBytes, int batches, int maxShortLen, double longKeys, int window,
+                    java.util.Map<String, String> options, java.util.function.ObjIntConsumer<RandomTraces> beforeBatch,
+                    java.util.function.Consumer<HistoryTree> afterBatch) {
         int[] ways = {1, 2, 5, 16};
         for (String readPath : List.of("single", "batched", "partitioned")) {
             ConflictSetConfig.Builder b = ConflictSetConfig.builder().engine("tree")
@@ -238,6 +245,7 @@ class TreeEngineDifferentialTest {
                     .option("readBatchedFromBytes", "0").option("readWays", Integer.toString(ways[(int) (seed % ways.length)]))
                     .option("readTouch", Boolean.toString(seed % 2 == 0))
                     .option("writeWays", Integer.toString(new int[] {0, 3, 16}[(int) (seed % 3)]));
+            options.forEach(b::option);
             if (readPath.equals("partitioned")) {
                 b.option("threads", Integer.toString(new int[] {1, 2, 4}[(int) (seed % 3)]))
                         .option("partitionFromWrites", "1").option("writesPerPartition", "1").option("readsPerSlice", "1")
