@@ -102,13 +102,6 @@ final class BatchWriter {
     }
 
     /**
-     * Admits every endpoint of {@code w} to the shared prefix, encodes them and routes them to their
-     * leaves in one partitioned descent ({@link BatchRouter}); then estimates what applying the batch
-     * adds: for each destination leaf, the leaves its entries will need beyond itself, and the key-block
-     * bytes of the new keys and of a separator per new leaf. A batch for the partitions has its ends routed
-     * too, and the maxima on every route raised to relative version {@code v}.
-     */
-    /**
      * Whether the plan routed every endpoint's parent as well as its leaf (only when the tree had inner nodes): the
      * one-thread writer's loads ahead ({@link #prefetch}) read the parents only then. A root that splits during the
      * batch gives the tree inner nodes the plan never saw, and the arrays hold an older batch's parents.
@@ -120,6 +113,13 @@ final class BatchWriter {
      */
     private boolean routesCurrent;
 
+    /**
+     * Admits every endpoint of {@code w} to the shared prefix, encodes them and routes them to their
+     * leaves in one partitioned descent ({@link BatchRouter}); then estimates what applying the batch
+     * adds: for each destination leaf, the leaves its entries will need beyond itself, and the key-block
+     * bytes of the new keys and of a separator per new leaf. A batch for the partitions has its ends routed
+     * too, and the maxima on every route raised to relative version {@code v}.
+     */
     void plan(CombinedWrites w, int v) {
         NodeStore s = store;
         int m = w.count();

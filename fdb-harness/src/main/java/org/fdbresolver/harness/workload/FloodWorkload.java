@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.fdbresolver.trace.v1.Batch;
+import org.fdbresolver.trace.v1.KeyRange;
 import org.fdbresolver.trace.v1.Transaction;
 
 /**
@@ -81,15 +82,12 @@ final class FloodWorkload extends BatchStream {
             int client = rng.nextInt(clients);
             long from = rng.nextInt(accounts);
             long to = (from + 1 + rng.nextInt(accounts - 1)) % accounts;
-            byte[] record = transferKey(client, clientSeq[client]++);
-            Transaction.Builder tx = Transaction.newBuilder().setReadSnapshot(versions.readSnapshot(version, rng));
-            for (byte[] k : new byte[][] {record, accountKey(from), accountKey(to)}) {
-                tx.addReads(KeyCodec.point(KeyCodec.wrap(k)));
-            }
-            for (byte[] k : new byte[][] {accountKey(from), accountKey(to), record}) {
-                tx.addWrites(KeyCodec.point(KeyCodec.wrap(k)));
-            }
-            b.addTransactions(tx);
+            KeyRange record = KeyCodec.point(KeyCodec.wrap(transferKey(client, clientSeq[client]++)));
+            KeyRange fromBalance = KeyCodec.point(KeyCodec.wrap(accountKey(from)));
+            KeyRange toBalance = KeyCodec.point(KeyCodec.wrap(accountKey(to)));
+            b.addTransactions(Transaction.newBuilder().setReadSnapshot(versions.readSnapshot(version, rng))
+                    .addReads(record).addReads(fromBalance).addReads(toBalance)
+                    .addWrites(fromBalance).addWrites(toBalance).addWrites(record));
         }
         for (int w = 0; w < writers; w++) {
             if (!rng.chance(floodChance)) {
@@ -112,7 +110,7 @@ final class FloodWorkload extends BatchStream {
 
         @Override
         public String description() {
-            return "the container cluster's write flood beside its bank: 4 writers of 200 new 56-byte keys a "
+            return "the container cluster's write flood beside its bank: 4 writers of 200 new 50-55-byte keys a "
                     + "transaction, 0-6 tuple-layer bank transfers a batch";
         }
 
@@ -124,11 +122,8 @@ final class FloodWorkload extends BatchStream {
                     new WorkloadOption("flood-chance", "0.25", "chance that a writer commits a transaction in a batch"),
                     new WorkloadOption("transfers", "6", "bank transfers a batch: uniform in [0, transfers]"),
                     new WorkloadOption("accounts", "100", "bank accounts, 2.."),
-                    new WorkloadOption("clients", "16", "bank clients (each numbers its transfers)"),
-                    new WorkloadOption(LaggedVersions.MAX_LAG_BATCHES, "3",
-                            "read snapshot = version of the batch 1..max-lag-batches back (uniform; 0: the batch's own version)"),
-                    new WorkloadOption(LaggedVersions.VERSION_STEP, "2000", "version advance per batch; batch i has version (i+1)*step"),
-                    CommonOptions.window("5000000")));
+                    new WorkloadOption("clients", "16", "bank clients (each numbers its transfers)")));
+            list.addAll(LaggedVersions.options("2000")); // a batch every 2 ms
             return List.copyOf(list);
         }
 
@@ -145,7 +140,7 @@ final class FloodWorkload extends BatchStream {
             int clients = o.intValue("clients", 1, 1 << 20);
             LaggedVersions versions = LaggedVersions.read(o, batches);
             o.constant("key-encoding", "flood: utf-8 text; bank: fdb-tuple");
-            o.constant("flood-key", "flood/<writer>/<n>/" + "x".repeat(3) + "... (40 x)");
+            o.constant("flood-key", "flood/<writer>/<n>/xxx... (40 x)");
             return new FloodWorkload(name(), seed, batches, o, writers, floodKeys, floodChance, transfers, accounts,
                     clients, versions);
         }

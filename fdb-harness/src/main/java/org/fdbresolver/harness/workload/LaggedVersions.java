@@ -14,10 +14,15 @@ record LaggedVersions(long maxLagBatches, long versionStep, long window) {
 
     /** The three options, with these workloads' defaults. */
     static List<WorkloadOption> options() {
+        return options("1000");
+    }
+
+    /** The three options, with another default version step (a batch every {@code versionStep} microseconds). */
+    static List<WorkloadOption> options(String versionStep) {
         return List.of(
                 new WorkloadOption(MAX_LAG_BATCHES, "3",
                         "read snapshot = version of the batch 1..max-lag-batches back (uniform; 0: the batch's own version)"),
-                new WorkloadOption(VERSION_STEP, "1000", "version advance per batch; batch i has version (i+1)*step"),
+                new WorkloadOption(VERSION_STEP, versionStep, "version advance per batch; batch i has version (i+1)*step"),
                 CommonOptions.window("5000000"));
     }
 
