@@ -2,6 +2,7 @@ package org.fdbresolver.tree;
 
 import static org.fdbresolver.tree.NodeStore.NIL;
 
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.fdbresolver.pipeline.BatchWorkers;
@@ -245,6 +246,18 @@ public final class HistoryTree implements History {
             n += layout.leaf.localSkip(leaf) != 0 ? 1 : 0;
         }
         return n;
+    }
+
+    /** The most local leaves anchored on one key chunk ({@link LeafPrefixes}); a walk of the leaf chain, for tests. */
+    int mostLeavesOnOneAnchor() {
+        Map<Integer, Integer> leaves = new HashMap<>();
+        int most = 0;
+        for (int leaf = store.leftmostLeaf(); leaf != NIL; leaf = store.leafNext(leaf)) {
+            if (layout.leaf.localSkip(leaf) != 0) {
+                most = Math.max(most, leaves.merge(store.leafAnchor(leaf), 1, Integer::sum));
+            }
+        }
+        return most;
     }
 
     /** Keys stored as their leaf's prefix and their long, without a chunk ({@link KeyRefs#isSuffix}). A walk, for tests. */

@@ -13,8 +13,10 @@ import java.util.Arrays;
  *
  * <p>Chunk layout: {@code [0..4)} header = {@code refs << LEN_BITS | length}, {@code [4..4+length)} the
  * key bytes. A large key's header holds {@link #LEN_MASK} as its length, and its length is its array's
- * less the header. A chunk is shared by at most a few references (a point write {@code [k, k\0)} stores
- * {@code k\0} once and both entries point at it), hence the reference count. Freed chunks go on a free list
+ * less the header. A chunk is shared by the entries that hold its key (a point write {@code [k, k\0)} stores
+ * {@code k\0} once and both entries point at it) and by the local leaves anchored on it ({@link LeafPrefixes}),
+ * hence the reference count. The header has room for {@link #HEADER_REFS_MAX} references; a chunk anchoring more
+ * leaves than that keeps the rest in {@link SaturatedRefs}. Freed chunks go on a free list
  * per size class (chunk bytes / 8), unrolled ({@link #pushFree}): a free chunk at the head of its class's list
  * holds, after a count and the next head's link, the units of further free chunks, as many as its size has room
  * for. A freed large key's array goes back to the JVM at once, and its slot is reused.
@@ -27,6 +29,8 @@ final class KeyArena {
     static final int HEADER = 4;
     static final int LEN_BITS = 20;
     static final int LEN_MASK = (1 << LEN_BITS) - 1;
+    /** The most references a chunk's header counts; more are counted in {@link #saturated}. */
+    static final int HEADER_REFS_MAX = (1 << (32 - LEN_BITS)) - 1;
     private static final int NIL = -1;
     /** Units are ints and references are {@code unit << 1}: byte addresses stay below 2^33. */
     private static final long ADDRESS_LIMIT = 1L << 33;
@@ -56,6 +60,8 @@ final class KeyArena {
     private final long[] lengthClassCounts = new long[33];
     /** Bit c set: length class c holds a chunk (the bounds below visit those classes only, not all 33, per batch). */
     private long heldClasses;
+    /** References past {@link #HEADER_REFS_MAX} of the chunks whose headers are full. */
+    private final SaturatedRefs saturated = new SaturatedRefs();
 
     KeyArena(int blockBytes, Reservation reservation) {
         int size = Integer.highestOneBit(Math.max(64, blockBytes) - 1) << 1;
@@ -244,7 +250,12 @@ final class KeyArena {
         byte[] b = blocks[(int) (at >>> blockShift)];
         int o = (int) (at & (blockBytes - 1));
         int h = header(b, o);
-        writeHeader(b, o, (h >>> LEN_BITS) + 1, h & LEN_MASK);
+        int refs = h >>> LEN_BITS;
+        if (refs == HEADER_REFS_MAX) {
+            saturated.add(unit);
+        } else {
+            writeHeader(b, o, refs + 1, h & LEN_MASK);
+        }
     }
 
     /** Drops one reference; the chunk is freed when none is left. */
@@ -254,6 +265,9 @@ final class KeyArena {
         byte[] b = blocks[slot];
         int o = (int) (at & (blockBytes - 1));
         int h = header(b, o);
+        if (h >>> LEN_BITS == HEADER_REFS_MAX && saturated.remove(unit)) {
+            return;
+        }
         int refs = (h >>> LEN_BITS) - 1;
         int lenField = h & LEN_MASK;
         if (refs > 0) {
@@ -330,7 +344,8 @@ final class KeyArena {
 
     int refs(int unit) {
         long at = (long) unit << 3;
-        return header(blocks[(int) (at >>> blockShift)], (int) (at & (blockBytes - 1))) >>> LEN_BITS;
+        int refs = header(blocks[(int) (at >>> blockShift)], (int) (at & (blockBytes - 1))) >>> LEN_BITS;
+        return refs == HEADER_REFS_MAX ? refs + saturated.count(unit) : refs;
     }
 
     /** The stored length of the chunk at {@code unit}. */
@@ -365,6 +380,111 @@ final class KeyArena {
         freeListBytes = 0;
         Arrays.fill(lengthClassCounts, 0);
         heldClasses = 0;
+        saturated.clear();
+    }
+
+    /**
+     * The references of chunks whose headers are full, past the header's {@link #HEADER_REFS_MAX}: an open-addressing
+     * table of units and counts. A chunk reaches it when more than four thousand leaves are anchored on it: under a
+     * long shared prefix with {@code leafPrefixMinGain} 1, every key of a leaf can be a suffix key, and each leaf split
+     * from it keeps its anchor (docs/tree.md). It holds at most one entry per that many leaves, so it is small and
+     * not counted against the budget; a hand-written table because {@code retain} and {@code release} run in the
+     * write path, which allocates nothing in steady state, and the JDK has no map of primitive ints.
+     */
+    private static final class SaturatedRefs {
+        private static final int EMPTY = -1;
+        private int[] units = emptyTable(16);
+        private int[] counts = new int[16];
+        private int size;
+
+        /** One more reference of {@code unit}. */
+        void add(int unit) {
+            int i = find(unit);
+            if (units[i] == unit) {
+                counts[i]++;
+                return;
+            }
+            if (2 * (size + 1) > units.length) {
+                grow();
+                i = find(unit);
+            }
+            units[i] = unit;
+            counts[i] = 1;
+            size++;
+        }
+
+        /** Drops one reference of {@code unit} counted here; false when it has none here (its header counts them all). */
+        boolean remove(int unit) {
+            int i = find(unit);
+            if (units[i] != unit) {
+                return false;
+            }
+            if (--counts[i] == 0) {
+                delete(i);
+            }
+            return true;
+        }
+
+        int count(int unit) {
+            int i = find(unit);
+            return units[i] == unit ? counts[i] : 0;
+        }
+
+        void clear() {
+            Arrays.fill(units, EMPTY);
+            size = 0;
+        }
+
+        /** The slot of {@code unit}, or the empty slot where it would go. */
+        private int find(int unit) {
+            int mask = units.length - 1;
+            int i = mix(unit) & mask;
+            while (units[i] != EMPTY && units[i] != unit) {
+                i = (i + 1) & mask;
+            }
+            return i;
+        }
+
+        /** Empties slot {@code i}, moving later entries of its probe run back so that every entry stays findable. */
+        private void delete(int i) {
+            int mask = units.length - 1;
+            int hole = i;
+            for (int j = (i + 1) & mask; units[j] != EMPTY; j = (j + 1) & mask) {
+                int home = mix(units[j]) & mask;
+                // Move j into the hole unless its home lies cyclically in (hole, j].
+                if (((j - home) & mask) >= ((j - hole) & mask)) {
+                    units[hole] = units[j];
+                    counts[hole] = counts[j];
+                    hole = j;
+                }
+            }
+            units[hole] = EMPTY;
+            size--;
+        }
+
+        private void grow() {
+            int[] oldUnits = units;
+            int[] oldCounts = counts;
+            units = emptyTable(oldUnits.length * 2);
+            counts = new int[oldUnits.length * 2];
+            for (int i = 0; i < oldUnits.length; i++) {
+                if (oldUnits[i] != EMPTY) {
+                    int j = find(oldUnits[i]);
+                    units[j] = oldUnits[i];
+                    counts[j] = oldCounts[i];
+                }
+            }
+        }
+
+        private static int[] emptyTable(int n) {
+            int[] t = new int[n];
+            Arrays.fill(t, EMPTY);
+            return t;
+        }
+
+        private static int mix(int unit) {
+            return unit * 0x9E3779B9 >>> 7;
+        }
     }
 
     long freeListBytes() {

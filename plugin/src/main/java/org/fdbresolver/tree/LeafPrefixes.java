@@ -23,10 +23,11 @@ import java.util.Arrays;
  * of its own ({@link NodeStore#lAnchor}), so that the prefix does not depend on which keys the leaf holds. The anchor
  * is the chunk of slot 0's key when the leaf goes local and after every move of entries ({@link #tighten}); lowering
  * keeps it (a shorter prefix of the same bytes); going global or empty drops its reference. References are taken
- * and dropped through {@link AnchorRefs}: at once by one thread, logged by the parts of a phase. (So a chunk is the
- * anchor only of leaves that held its key at slot 0 at their last move, or when they went local: two at most, a
- * point write's {@code k} and {@code k\0} on both sides of a leaf boundary; its reference count stays small.) Every
- * other leaf is <em>global</em>: its longs follow the tree's prefix and move with it.
+ * and dropped through {@link AnchorRefs}: at once by one thread, logged by the parts of a phase. A leaf whose slot 0
+ * holds a suffix key (no chunk) keeps the anchor it had, and a split's new leaf starts with its leaf's: under one long
+ * shared prefix, where every key is a suffix key, thousands of leaves are anchored on one chunk, more references than
+ * a chunk's header counts ({@link KeyArena#HEADER_REFS_MAX}; the arena counts the rest beside it). Every other leaf
+ * is <em>global</em>: its longs follow the tree's prefix and move with it.
  *
  * <p><b>Suffix keys.</b> A key of a local leaf that ends at most 8 bytes past the leaf's prefix (or 9 ending in 0x00)
  * holds no chunk: its reference is {@code ~len} ({@link KeyRefs#isSuffix}), its bytes the anchor's first {@code s}

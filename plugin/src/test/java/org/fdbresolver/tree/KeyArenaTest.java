@@ -55,6 +55,63 @@ class KeyArenaTest {
         assertEquals(inUse, arena.bytesInUse(), "bytes in use, exactly the live chunks'");
     }
 
+    /**
+     * A chunk can be referenced by more leaves than its header counts (thousands of leaves anchored on one chunk): the
+     * references past the header's are counted beside it, in any order of taking and dropping, and the chunk is freed
+     * at its last reference only, never before.
+     */
+    @Test
+    void referencesPastTheHeaderAreCountedAndTheChunkFreedAtTheLast() {
+        KeyArena arena = new KeyArena(1 << 12, new Reservation(1L << 30));
+        SplittableRandom rnd = new SplittableRandom(4095);
+        int chunks = 40;
+        int[] units = new int[chunks];
+        byte[][] keys = new byte[chunks][];
+        int[] expected = new int[chunks];
+        for (int i = 0; i < chunks; i++) {
+            keys[i] = new byte[12 + i];
+            rnd.nextBytes(keys[i]);
+            units[i] = arena.allocate(keys[i], 0, keys[i].length);
+            expected[i] = 1;
+        }
+        int peak = 0;
+        for (int step = 0; step < 600_000; step++) {
+            int i = rnd.nextInt(chunks);
+            // Mostly taking for a while, so that counts climb well past the header's, then mostly dropping.
+            boolean take = expected[i] > 0 && rnd.nextInt(100) < (step < 400_000 ? 70 : 20);
+            if (take) {
+                arena.retain(units[i]);
+                expected[i]++;
+            } else if (expected[i] > 1) {
+                arena.release(units[i]);
+                expected[i]--;
+            }
+            peak = Math.max(peak, expected[i]);
+            if (step % 1000 == 0) {
+                for (int c = 0; c < chunks; c++) {
+                    assertEquals(expected[c], arena.refs(units[c]), "references of chunk " + c + " at step " + step);
+                }
+            }
+        }
+        assertTrue(peak > KeyArena.HEADER_REFS_MAX, "no chunk got past the header's count: " + peak);
+        long inUse = arena.bytesInUse();
+        for (int i = 0; i < chunks; i++) {
+            assertEquals(expected[i], arena.refs(units[i]), "references of chunk " + i);
+            while (expected[i] > 1) {
+                arena.release(units[i]);
+                expected[i]--;
+            }
+            assertEquals(1, arena.refs(units[i]));
+            assertArrayEquals(keys[i], Arrays.copyOfRange(arena.block(units[i]), arena.offset(units[i]),
+                    arena.offset(units[i]) + keys[i].length), "bytes of chunk " + i + ", still referenced once");
+        }
+        assertEquals(inUse, arena.bytesInUse(), "no chunk freed while referenced");
+        for (int i = 0; i < chunks; i++) {
+            arena.release(units[i]);
+        }
+        assertEquals(0, arena.bytesInUse(), "every chunk freed at its last reference");
+    }
+
     @Test
     void freedChunksAreTakenAgainBeforeAnyNewBlock() {
         KeyArena arena = new KeyArena(1 << 12, new Reservation(1L << 30));
