@@ -34,7 +34,8 @@ final class EnginesUnderTest {
      * path on its own (the default takes the batched path only once the history holds 16 MiB, more than
      * any golden trace's), and tiny nodes (256 and 128 bytes, the smallest allowed) that force many
      * splits and merges, with both read paths, a few groups in flight, and writes not loaded ahead;
-     * 256-byte key blocks, where every key past 60 bytes takes the large-key path.
+     * 256-byte key blocks, where every key past 60 bytes takes the large-key path; leaves' own prefixes from 8 bytes of
+     * gain (the default is 1).
      * Then more than one thread (issue 18): 2 and 4 threads with the defaults (large batches only go by
      * partitions and slices), and with every batch's writes applied by partitions of one or two writes and
      * its reads in slices of a few, on default and tiny nodes (many splits published at once), and the
@@ -50,6 +51,8 @@ final class EnginesUnderTest {
             new Variation("tree", Map.of("nodeBytes", "128", "readPath", "single", "writeWays", "0")),
             // Key blocks of 256 bytes: every key past 60 bytes takes the large-key path (an array of its own).
             new Variation("tree", Map.of("keyBlockBytes", "256", "nodeBytes", "256", "readBatchedFromBytes", "0")),
+            // Leaves' prefixes by the inner nodes' rule of 8 bytes of gain (the default until leaves took them from 1).
+            new Variation("tree", Map.of("leafPrefixMinGain", "8", "nodeBytes", "256", "readBatchedFromBytes", "0")),
             // Every batch sorted by radix passes, and every batch by comparison (the small-batch sort).
             new Variation("tree", Map.of("directSortEndpoints", "0")),
             new Variation("tree", Map.of("directSortEndpoints", "2147483647")),

@@ -58,13 +58,12 @@ import java.util.Arrays;
  */
 final class LeafPrefixes {
     /**
-     * The default of {@link #minGain}: 8 bytes, as for inner nodes ({@link InnerPrefixes#MIN_GAIN}). One byte stores far
-     * more keys without a chunk where keys end a few bytes past a long shared prefix (skiplisttest's keys, one
-     * tuple-layer subspace: docs/tree.md, "Leaves' prefixes from one byte of gain"), but the longer golden set found a
-     * batch whose partitions lowered a leaf past a suffix key under it ({@link PartitionWriter}'s guard), so it is not
-     * the default until the partitions' floor ({@link #floorFor}) is shown to cover small gains.
+     * The default of {@link #minGain}: one byte. Where keys end a few bytes past a long shared prefix (skiplisttest's
+     * keys, one tuple-layer subspace) a leaf's keys share only a byte or two more than the tree's prefix, and only a
+     * prefix of its own lets them be stored without a chunk (docs/tree.md, "Leaves' prefixes from one byte of gain").
+     * Inner nodes keep 8 ({@link InnerPrefixes#MIN_GAIN}): there a prefix only saves tied comparisons.
      */
-    static final int DEFAULT_MIN_GAIN = 8;
+    static final int DEFAULT_MIN_GAIN = 1;
     /** The shortest local prefix: a key that has it is longer than any inline key, so it is in a key block. */
     static final int MIN_SKIP = KeyRefs.MAX_INLINE_LENGTH + 1;
 

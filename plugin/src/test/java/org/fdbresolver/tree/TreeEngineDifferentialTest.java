@@ -139,7 +139,7 @@ class TreeEngineDifferentialTest {
     }
 
     /**
-     * Leaves whose prefix is a byte or two past the tree's ({@code leafPrefixMinGain=1}; the default is 8): one or two
+     * Leaves whose prefix is a byte or two past the tree's ({@code leafPrefixMinGain=1}, the default): one or two
      * subspaces, so the tree's shared prefix holds most of a key and the tails of 0–5 bytes after it differ within
      * their first byte or two; a leaf of them goes local on one byte of gain and its keys become suffix keys, and an
      * outlier between the subspaces lowers a leaf's prefix (a suffix key then takes a chunk) or the tree's. Tiny

@@ -136,7 +136,7 @@ class EngineSteadyStateAllocationTest {
      * Keys as the tuple layer writes them under 12 subspaces (leaves with prefixes of their own: re-encoded reads,
      * runs admitted to a leaf's prefix, leaves lowered, raised and merged), with a window of 100 batches so that
      * the history stops growing: nothing is allocated per batch, at 1 and 2 threads. The warm-up is twice the other
-     * tests': with leaves' prefixes from one byte of gain ({@code leafPrefixMinGain=1}, once the default) the tree took
+     * tests': with leaves' prefixes from one byte of gain ({@code leafPrefixMinGain=1}, the default) the tree took
      * longer to settle (measured at one thread: one
      * more chunk of leaves, 130,384 bytes, taken between batches 1,600 and 2,000 of the cycled trace; nothing between
      * 3,200 and 3,600).
