@@ -48,7 +48,6 @@ final class KeyLayout {
     private boolean skipUnset = true;
     /** Changes whenever inline longs change meaning (the prefix shrank or was reset): encodings made before are stale. */
     private int epoch;
-    private byte[] scratch = new byte[INITIAL_KEY_BUFFER];
 
     /** Key buffers start this long and grow to the longest key they meet (keys have no length limit). */
     static final int INITIAL_KEY_BUFFER = 256;
@@ -136,45 +135,45 @@ final class KeyLayout {
         reencode(m);
     }
 
-    /** Re-encodes every inline long (leaves and separators) for a shorter shared prefix. */
+    /**
+     * Re-encodes every inline long (leaves and separators) for a shorter shared prefix. Every key has the old prefix,
+     * so a key's long at the shorter one is the prefix's bytes in between followed by its old long's first bytes
+     * ({@link LeafPrefixes#lowerLongs}): arithmetic on the longs, no key block read. (It read every key's block: one
+     * written key without the prefix held its batch about 1 ms per MB of history, 114 ms at custom-point's 97 MB;
+     * docs/latency.md.) Still one pass over the global nodes, once per byte the prefix loses.
+     */
     private void reencode(int newSkip) {
         NodeStore s = store;
         int leafCap = s.leafCap;
+        int oldSkip = skip;
         for (int leaf = s.leftmostLeaf(); leaf != NIL; leaf = s.leafNext(leaf)) {
             if (this.leaf.localSkip(leaf) != 0) {
                 continue; // a leaf with a prefix of its own keeps its longs: its prefix is longer than either
             }
-            int c = leaf >>> CHUNK_SHIFT;
             int b = (leaf & CHUNK_MASK) * leafCap;
-            for (int j = 0, n = s.leafCount(leaf); j < n; j++) {
-                scratch = fit(scratch, s.lRef[c][b + j]);
-                int len = materialize(s.lKey[c][b + j], s.lRef[c][b + j], scratch);
-                s.lKey[c][b + j] = KeyRefs.prefix(scratch, newSkip, len - newSkip);
-            }
+            LeafPrefixes.lowerLongs(s.lKey[leaf >>> CHUNK_SHIFT], b, b + s.leafCount(leaf), oldSkip, newSkip, shared, 0);
         }
         if (s.height > 0) {
-            reencodeSeparators(s.root, s.height, newSkip);
+            reencodeSeparators(s.root, s.height, oldSkip, newSkip);
         }
         skip = newSkip;
         epoch++;
         prefixChanged();
     }
 
-    private void reencodeSeparators(int h, int level, int newSkip) {
+    private void reencodeSeparators(int h, int level, int oldSkip, int newSkip) {
         NodeStore s = store;
         int c = h >>> CHUNK_SHIFT;
         int b = (h & CHUNK_MASK) * s.innerCap;
         int n = s.iCount[c][h & CHUNK_MASK];
-        // A node with a prefix of its own (InnerPrefixes) keeps its longs: its prefix is longer than either.
-        boolean global = s.iSkip[c][h & CHUNK_MASK] == 0;
-        for (int i = 0; i < n; i++) {
-            if (i > 0 && global) {
-                scratch = fit(scratch, s.iRef[c][b + i]);
-                int len = materialize(s.iKey[c][b + i], s.iRef[c][b + i], scratch);
-                s.iKey[c][b + i] = KeyRefs.prefix(scratch, newSkip, len - newSkip);
-            }
-            if (level > 1) {
-                reencodeSeparators(s.iChild[c][b + i], level - 1, newSkip);
+        // A node with a prefix of its own (InnerPrefixes) keeps its longs: its prefix is longer than either. Slot 0
+        // holds no separator.
+        if (s.iSkip[c][h & CHUNK_MASK] == 0) {
+            LeafPrefixes.lowerLongs(s.iKey[c], b + 1, b + n, oldSkip, newSkip, shared, 0);
+        }
+        if (level > 1) {
+            for (int i = 0; i < n; i++) {
+                reencodeSeparators(s.iChild[c][b + i], level - 1, oldSkip, newSkip);
             }
         }
     }
