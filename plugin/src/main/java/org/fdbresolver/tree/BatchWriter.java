@@ -3,11 +3,8 @@ package org.fdbresolver.tree;
 import static org.fdbresolver.tree.NodeStore.CHUNK_MASK;
 import static org.fdbresolver.tree.NodeStore.CHUNK_SHIFT;
 import static org.fdbresolver.tree.NodeStore.COUNT_MASK;
-import static org.fdbresolver.tree.NodeStore.GAP;
 import static org.fdbresolver.tree.NodeStore.H_COUNT;
-import static org.fdbresolver.tree.NodeStore.H_PREV;
 import static org.fdbresolver.tree.NodeStore.LEAF_HEADER_INTS;
-import static org.fdbresolver.tree.NodeStore.NIL;
 import static org.fdbresolver.tree.NodeStore.SKIP_SHIFT;
 
 import java.util.Arrays;
@@ -37,8 +34,6 @@ final class BatchWriter {
     private final BatchRouter router;
     private final MemoryBudget budget;
     private long[] endpointKey = new long[128];
-    /** A run's endpoints in its leaf's encoding, at their indices (a leaf with a prefix of its own). */
-    private long[] runKey = new long[128];
     private int[] endpointOff = new int[128];
     private int[] endpointLen = new int[128];
     private int[] endpointLeaf = new int[128];
@@ -51,8 +46,12 @@ final class BatchWriter {
     private long sink;
     /** Key-block bytes of the writes before write i (prefix sums, for the per-run budget check). */
     private long[] keyBytesBefore = new long[65];
-    /** One leaf's merged run. */
-    private final LeafEntries.Run run;
+    /** One leaf's run of writes merged with its entries, the loop the partitions' writer shares. */
+    private final RunMerge merge;
+    /** This writer's side of a merge: keys stored now, references released at once. */
+    private final RunMerge.Keys mergeKeys = new MergeKeys();
+    /** The keys of the batch being applied (for {@link #mergeKeys}). */
+    private byte[] applyingKeys;
     private final LeafEntries entries;
     private int plannedWrites;
     /** The layout epoch the endpoints were encoded in ({@link KeyLayout#epoch}). */
@@ -86,7 +85,7 @@ final class BatchWriter {
         this.ways = ways;
         this.router = new BatchRouter(store, layout);
         this.entries = entries;
-        this.run = new LeafEntries.Run(store.leafCap);
+        this.merge = new RunMerge(store, layout, search, versions, entries);
         this.aheadLo = new int[Math.max(1, ways)];
         this.aheadHi = new int[Math.max(1, ways)];
         this.aheadKey = new long[Math.max(1, ways)];
@@ -244,7 +243,6 @@ final class BatchWriter {
         if (endpointKey.length < 2 * writes) {
             int n = Math.max(2 * writes, endpointKey.length * 2);
             endpointKey = new long[n];
-            runKey = new long[n];
             endpointOff = new int[n];
             endpointLen = new int[n];
             endpointLeaf = new int[n];
@@ -438,17 +436,6 @@ final class BatchWriter {
         sink += t;
     }
 
-    /** The endpoints of writes {@code [i, j)} re-encoded for a leaf that skips {@code skip} bytes, at their indices. */
-    private long[] encodeRun(CombinedWrites w, int i, int j, int skip) {
-        long[] rk = runKey;
-        byte[] keys = w.keys();
-        for (int x = i; x < j; x++) {
-            rk[2 * x] = KeyRefs.prefix(keys, w.beginOffset(x) + skip, w.beginLength(x) - skip);
-            rk[2 * x + 1] = KeyRefs.prefix(keys, w.endOffset(x) + skip, w.endLength(x) - skip);
-        }
-        return rk;
-    }
-
     /** Whether endpoint {@code x} lies below the fence separator. */
     private boolean below(int x, byte[] keys, long fenceKey, int fenceRef) {
         long p = endpointKey[x];
@@ -467,115 +454,49 @@ final class BatchWriter {
     }
 
     /**
-     * Merges writes {@code [i, j)} (all inside {@code leaf}'s key range, the last descent's leaf) with
-     * the leaf's entries in one pass, as single merges in order would: entries in {@code [b, e)} go,
-     * {@code b} takes {@code v}, {@code e} (unless an entry sits there) the version in force there.
+     * Merges writes {@code [i, j)} (all inside {@code leaf}'s key range, the last descent's leaf) with the leaf's entries
+     * in one pass ({@link RunMerge}); an overflowing result is spilled ({@link #overflow}).
      */
     private void applyRun(CombinedWrites w, int leaf, int i, int j, int v) {
-        NodeStore s = store;
-        KeyLayout kl = layout;
-        int c = leaf >>> CHUNK_SHIFT;
-        int base = (leaf & CHUNK_MASK) * s.leafCap;
-        int[] hdr = s.lHdr[c];
-        int h = (leaf & CHUNK_MASK) * LEAF_HEADER_INTS;
-        int n = hdr[h + H_COUNT] & COUNT_MASK;
-        long[] lk = s.lKey[c];
-        int[] lv = s.lVer[c];
-        int[] lr = s.lRef[c];
-        byte[] keys = w.keys();
-        // The run in the leaf's encoding: its first begin and last end admitted to the leaf's own prefix (lowering
-        // it if need be), and with them every key between.
-        int skip = kl.leaf.admitRun(leaf, keys, w.beginOffset(i), w.beginLength(i), w.endOffset(j - 1), w.endLength(j - 1), s);
-        int local = skip == kl.skip() ? 0 : skip;
-        long[] ek = local == 0 ? endpointKey : encodeRun(w, i, j, skip);
-        LeafEntries.Run out = run;
-        long[] ok = out.key;
-        int[] ov = out.ver;
-        int[] or = out.ref;
-        int expired = versions.expiredBelow;
-        int first = search.leafSearchAt(leaf, skip, ek[2 * i], keys, w.beginOffset(i), w.beginLength(i), false);
-        int src = base + first;
-        int end = base + n;
-        int o = 0;
-        for (int x = i; x < j; x++) {
-            long bp = ek[2 * x];
-            long ep = ek[2 * x + 1];
-            int bOff = w.beginOffset(x);
-            int bLen = w.beginLength(x);
-            int eOff = w.endOffset(x);
-            int eLen = w.endLength(x);
-            // Entries below begin stay.
-            while (src < end) {
-                long p = lk[src];
-                if ((bp != p ? (bp < p ? -1 : 1) : kl.tailAt(skip, keys, bOff, bLen, lr[src])) <= 0) {
-                    break;
-                }
-                ok[o] = p;
-                ov[o] = lv[src];
-                or[o] = lr[src];
-                o++;
-                src++;
-            }
-            // Entries in [begin, end) go; an entry exactly at begin keeps its key reference.
-            int bRef = NIL;
-            boolean removed = false;
-            int lastRemoved = 0;
-            if (src < end && lk[src] == bp && kl.tailAt(skip, keys, bOff, bLen, lr[src]) == 0) {
-                bRef = lr[src];
-                lastRemoved = lv[src];
-                removed = true;
-                src++;
-            }
-            int cmpE = 1;
-            while (src < end) {
-                long p = lk[src];
-                cmpE = ep != p ? (ep < p ? -1 : 1) : kl.tailAt(skip, keys, eOff, eLen, lr[src]);
-                if (cmpE <= 0) {
-                    break;
-                }
-                lastRemoved = lv[src];
-                removed = true;
-                s.releaseRef(lr[src]);
-                src++;
-            }
-            boolean exactE = src < end && cmpE == 0;
-            int eRef = 0;
-            int vE = 0;
-            if (!exactE) {
-                // The version in force at end before this write: the last entry below end.
-                vE = removed ? lastRemoved : o > 0 ? ov[o - 1]
-                        : first > 0 ? lv[base + first - 1] : search.lastVersionFrom(hdr[h + H_PREV]);
-                if (vE < expired) {
-                    vE = GAP;
-                }
-                eRef = kl.leaf.storeKey(local, keys, eOff, eLen);
-            }
-            if (bRef == NIL) {
-                if (!exactE && eRef >= 0 && eLen == bLen + 1 && keys[eOff + bLen] == 0
-                        && Arrays.equals(keys, bOff, bOff + bLen, keys, eOff, eOff + bLen)) {
-                    s.arena.retain(eRef >>> 1);
-                    bRef = eRef | 1;
-                } else {
-                    bRef = kl.leaf.storeKey(local, keys, bOff, bLen);
-                }
-            }
-            ok[o] = bp;
-            ov[o] = v;
-            or[o] = bRef;
-            o++;
-            if (!exactE) {
-                ok[o] = ep;
-                ov[o] = vE;
-                or[o] = eRef;
-                o++;
-            }
-        }
-        if (entries.writeBack(leaf, first, out, o, src - base)) {
+        applyingKeys = w.keys();
+        if (merge.apply(leaf, applyingKeys, endpointKey, endpointOff, endpointLen, i, j, v, store, mergeKeys)) {
             writer.raiseMax(leaf, v);
             return;
         }
-        // The leaf's new entries are its first `first` entries, then out[0, o + tail).
-        overflow(leaf, first, o + (end - src), v);
+        overflow(leaf, merge.first, merge.outLen, v);
+    }
+
+    /** {@link RunMerge}'s keys for the one thread: chunks made as the keys are stored, references released at once. */
+    private final class MergeKeys implements RunMerge.Keys {
+        @Override
+        public int endRef(int x, int local) {
+            return layout.leaf.storeKey(local, applyingKeys, endpointOff[2 * x + 1], endpointLen[2 * x + 1]);
+        }
+
+        @Override
+        public int beginRef(int x, int local, int endRef) {
+            byte[] keys = applyingKeys;
+            int bOff = endpointOff[2 * x];
+            int bLen = endpointLen[2 * x];
+            int eOff = endpointOff[2 * x + 1];
+            // A point write [k, k\0): the begin shares the end's chunk (its bytes but the last).
+            if (endRef >= 0 && endpointLen[2 * x + 1] == bLen + 1 && keys[eOff + bLen] == 0
+                    && Arrays.equals(keys, bOff, bOff + bLen, keys, eOff, eOff + bLen)) {
+                store.arena.retain(endRef >>> 1);
+                return endRef | 1;
+            }
+            return layout.leaf.storeKey(local, keys, bOff, bLen);
+        }
+
+        @Override
+        public void release(int ref) {
+            store.releaseRef(ref);
+        }
+
+        @Override
+        public int versionBefore(int leaf) {
+            return search.lastVersionFrom(store.leafPrev(leaf));
+        }
     }
 
     /**
@@ -596,7 +517,7 @@ final class BatchWriter {
                 int rn = s.leafCount(right);
                 int move = (cap - rn) / 2;
                 if (move >= Math.max(2, cap / 16) && total - move <= cap) {
-                    entries.spillToSibling(leaf, first, run, outLen, right, move, s);
+                    entries.spillToSibling(leaf, first, merge.out, outLen, right, move, s);
                     int pc = parent >>> CHUNK_SHIFT;
                     int pb = (parent & CHUNK_MASK) * s.innerCap;
                     s.iMax[pc][pb + slot] = s.leafMax(leaf);
@@ -610,7 +531,7 @@ final class BatchWriter {
             }
         }
         int right = s.allocLeaf();
-        entries.spillToNew(leaf, first, run, outLen, right, s);
+        entries.spillToNew(leaf, first, merge.out, outLen, right, s);
         s.linkAfter(leaf, right);
         writer.separatorBetween(leaf, right);
         writer.registerRight(leaf, s.leafMax(leaf), right, s.leafMax(right), writer.sepKeyOut, writer.sepRefOut);

@@ -121,15 +121,16 @@ final class PartitionWriter implements AnchorRefs {
 
     // ---- scratch ----
     private final LeafEntries entries;
-    private final LeafEntries.Run run;
+    /** One member's run of writes merged with its entries, the loop the one thread's writer shares. */
+    private final RunMerge merge;
+    /** This writer's side of a merge: chunks made before the phase, references logged. */
+    private final RunMerge.Keys mergeKeys = new MergeKeys();
     /** Key buffers that grow to the longest key they meet ({@link KeyLayout#fit}), once. */
     private byte[] scratchA = new byte[KeyLayout.INITIAL_KEY_BUFFER];
     private byte[] scratchB = new byte[KeyLayout.INITIAL_KEY_BUFFER];
     private final int[] aheadLo;
     private final int[] aheadHi;
     private final long[] aheadKey;
-    /** A run's endpoints in its member's encoding, at their indices (a member with a prefix of its own). */
-    private long[] runKey = new long[128];
     private final int ways;
     private long sink;
 
@@ -141,7 +142,7 @@ final class PartitionWriter implements AnchorRefs {
         this.versions = versions;
         this.batch = batch;
         this.entries = entries;
-        this.run = new LeafEntries.Run(store.leafCap);
+        this.merge = new RunMerge(store, layout, search, versions, entries);
         this.ways = ways;
         this.aheadLo = new int[Math.max(1, ways)];
         this.aheadHi = new int[Math.max(1, ways)];
@@ -395,102 +396,44 @@ final class PartitionWriter implements AnchorRefs {
 
     // ---- one run: writes [i, j) all inside member k ----
 
-    /** As {@link BatchWriter}'s run: writes {@code [i, j)} merged with member {@code k}'s entries in one pass. */
+    /** Writes {@code [i, j)} merged with member {@code k}'s entries in one pass ({@link RunMerge}); an overflow spilled. */
     private void applyRun(int k, int i, int j) {
-        NodeStore s = store;
-        KeyLayout kl = layout;
         PartitionedApply pa = batch;
         int leaf = chainLeaf[k];
-        int c = leaf >>> CHUNK_SHIFT;
-        int base = (leaf & CHUNK_MASK) * s.leafCap;
-        int[] hdr = s.lHdr[c];
-        int h = (leaf & CHUNK_MASK) * LEAF_HEADER_INTS;
-        int n = hdr[h + H_COUNT] & COUNT_MASK;
-        long[] lk = s.lKey[c];
-        int[] lv = s.lVer[c];
-        int[] lr = s.lRef[c];
-        byte[] keys = pa.keys;
-        int[] eo = pa.endpointOff;
-        int[] el = pa.endpointLen;
-        // The run in the member's encoding (its first begin and last end admitted to the member's own prefix).
-        int skip = kl.leaf.admitRun(leaf, keys, eo[2 * i], el[2 * i], eo[2 * j - 1], el[2 * j - 1], this);
-        int local = skip == kl.skip() ? 0 : skip;
-        long[] ek = local == 0 ? pa.endpointKey : encodeRun(i, j, skip);
-        LeafEntries.Run out = run;
-        long[] ok = out.key;
-        int[] ov = out.ver;
-        int[] or = out.ref;
-        int expired = versions.expiredBelow;
-        int version = v;
-        int first = search.leafSearchAt(leaf, skip, ek[2 * i], keys, eo[2 * i], el[2 * i], false);
-        int src = base + first;
-        int end = base + n;
-        int o = 0;
-        for (int x = i; x < j; x++) {
-            long bp = ek[2 * x];
-            long ep = ek[2 * x + 1];
-            int bOff = eo[2 * x];
-            int bLen = el[2 * x];
-            int eOff = eo[2 * x + 1];
-            int eLen = el[2 * x + 1];
-            while (src < end) {
-                long p = lk[src];
-                if ((bp != p ? (bp < p ? -1 : 1) : kl.tailAt(skip, keys, bOff, bLen, lr[src])) <= 0) {
-                    break;
-                }
-                ok[o] = p;
-                ov[o] = lv[src];
-                or[o] = lr[src];
-                o++;
-                src++;
-            }
-            int bRef = NIL;
-            boolean removed = false;
-            int lastRemoved = 0;
-            if (src < end && lk[src] == bp && kl.tailAt(skip, keys, bOff, bLen, lr[src]) == 0) {
-                bRef = lr[src];
-                lastRemoved = lv[src];
-                removed = true;
-                src++;
-            }
-            int cmpE = 1;
-            while (src < end) {
-                long p = lk[src];
-                cmpE = ep != p ? (ep < p ? -1 : 1) : kl.tailAt(skip, keys, eOff, eLen, lr[src]);
-                if (cmpE <= 0) {
-                    break;
-                }
-                lastRemoved = lv[src];
-                removed = true;
-                release(lr[src]);
-                src++;
-            }
-            boolean exactE = src < end && cmpE == 0;
-            if (bRef == NIL) {
-                bRef = keyRef(local, bOff, bLen, pa.beginRef[x]);
-                pa.beginUsed[x] = bRef == pa.beginRef[x];
-            }
-            ok[o] = bp;
-            ov[o] = version;
-            or[o] = bRef;
-            o++;
-            if (!exactE) {
-                int vE = removed ? lastRemoved : o > 1 ? ov[o - 2] : first > 0 ? lv[base + first - 1] : versionBefore(leaf);
-                if (vE < expired) {
-                    vE = GAP;
-                }
-                ok[o] = ep;
-                ov[o] = vE;
-                or[o] = keyRef(local, eOff, eLen, pa.endRef[x]);
-                pa.endUsed[x] = or[o] == pa.endRef[x];
-                o++;
-            }
-        }
-        if (entries.writeBack(leaf, first, out, o, src - base)) {
-            raiseLeafMax(leaf, version);
+        if (merge.apply(leaf, pa.keys, pa.endpointKey, pa.endpointOff, pa.endpointLen, i, j, v, this, mergeKeys)) {
+            raiseLeafMax(leaf, v);
             return;
         }
-        overflow(k, first, o + (end - src));
+        overflow(k, merge.first, merge.outLen);
+    }
+
+    /** {@link RunMerge}'s keys for a part: the chunks made before the phase (or suffix references), releases logged. */
+    private final class MergeKeys implements RunMerge.Keys {
+        @Override
+        public int endRef(int x, int local) {
+            PartitionedApply pa = batch;
+            int ref = keyRef(local, pa.endpointOff[2 * x + 1], pa.endpointLen[2 * x + 1], pa.endRef[x]);
+            pa.endUsed[x] = ref == pa.endRef[x];
+            return ref;
+        }
+
+        @Override
+        public int beginRef(int x, int local, int endRef) {
+            PartitionedApply pa = batch;
+            int ref = keyRef(local, pa.endpointOff[2 * x], pa.endpointLen[2 * x], pa.beginRef[x]);
+            pa.beginUsed[x] = ref == pa.beginRef[x];
+            return ref;
+        }
+
+        @Override
+        public void release(int ref) {
+            PartitionWriter.this.release(ref);
+        }
+
+        @Override
+        public int versionBefore(int leaf) {
+            return PartitionWriter.this.versionBefore(leaf);
+        }
     }
 
     /**
@@ -507,15 +450,15 @@ final class PartitionWriter implements AnchorRefs {
             int rn = s.leafCount(right);
             int move = (cap - rn) / 2;
             if (move >= Math.max(2, cap / 16) && total - move <= cap && mayTake(k, right)
-                    && (rn == 0 || layout.leaf.canUnifyRun(leaf, first, run.key, run.ref, outLen, right))) {
-                entries.spillToSibling(leaf, first, run, outLen, right, move, this);
+                    && (rn == 0 || layout.leaf.canUnifyRun(leaf, first, merge.out.key, merge.out.ref, outLen, right))) {
+                entries.spillToSibling(leaf, first, merge.out, outLen, right, move, this);
                 separatorBetween(leaf, right);
                 neighbourTook(k, sepKey, sepRef);
                 return;
             }
         }
         right = s.allocLeafConcurrently();
-        entries.spillToNew(leaf, first, run, outLen, right, this);
+        entries.spillToNew(leaf, first, merge.out, outLen, right, this);
         s.linkAfter(leaf, right);
         separatorBetween(leaf, right);
         splitAdded(k, right, sepKey, sepRef);
@@ -582,22 +525,6 @@ final class PartitionWriter implements AnchorRefs {
             raiseLeafMax(chainLeaf[ke], vE);
         }
         cursor = ke;
-    }
-
-    /** The endpoints of writes {@code [i, j)} re-encoded for a leaf that skips {@code skip} bytes, at their indices. */
-    private long[] encodeRun(int i, int j, int skip) {
-        if (runKey.length < 2 * j) {
-            runKey = new long[Math.max(2 * j, 2 * runKey.length)];
-        }
-        long[] rk = runKey;
-        PartitionedApply pa = batch;
-        byte[] keys = pa.keys;
-        int[] eo = pa.endpointOff;
-        int[] el = pa.endpointLen;
-        for (int x = 2 * i; x < 2 * j; x++) {
-            rk[x] = KeyRefs.prefix(keys, eo[x] + skip, el[x] - skip);
-        }
-        return rk;
     }
 
     /** Whether slot {@code i} of {@code leaf} holds exactly endpoint {@code x}'s key. */
