@@ -2,10 +2,6 @@ package org.fdbresolver.tree;
 
 import static org.fdbresolver.tree.NodeStore.CHUNK_MASK;
 import static org.fdbresolver.tree.NodeStore.CHUNK_SHIFT;
-import static org.fdbresolver.tree.NodeStore.COUNT_MASK;
-import static org.fdbresolver.tree.NodeStore.H_COUNT;
-import static org.fdbresolver.tree.NodeStore.LEAF_HEADER_INTS;
-import static org.fdbresolver.tree.NodeStore.SKIP_SHIFT;
 
 import java.util.Arrays;
 import org.fdbresolver.pipeline.CombinedWrites;
@@ -17,7 +13,7 @@ import org.fdbresolver.pipeline.CombinedWrites;
  * following write inside the leaf's key range merged with the leaf's entries in one pass; an overflowing
  * run hands entries to the right sibling or splits the leaf once; a write that reaches past its leaf
  * takes {@link TreeWriter}'s single-write path. Before a block of {@code ways} writes is applied, the
- * cache lines their runs will need are loaded together, in stages ({@link #prefetch}), so that the misses
+ * cache lines their runs will need are loaded together, in stages ({@link WriteAhead}), so that the misses
  * of the block overlap instead of each write waiting for its own. Every step is checked against the
  * budget first ({@link MemoryBudget#ensureRoom}).
  */
@@ -39,11 +35,8 @@ final class BatchWriter {
     private int[] endpointLeaf = new int[128];
     private int[] endpointParent = new int[128];
     private int[] endpointSlot = new int[128];
-    /** The block of writes being prefetched: search bounds of each one's begin in its leaf. */
-    private final int[] aheadLo;
-    private final int[] aheadHi;
-    private final long[] aheadKey;
-    private long sink;
+    /** Loads ahead the lines of a block of writes ({@link #ways} of them). */
+    private final WriteAhead ahead;
     /** Key-block bytes of the writes before write i (prefix sums, for the per-run budget check). */
     private long[] keyBytesBefore = new long[65];
     /** One leaf's run of writes merged with its entries, the loop the partitions' writer shares. */
@@ -59,7 +52,7 @@ final class BatchWriter {
     private long plannedLeaves;
     private long plannedKeyBytes;
 
-    /** Writes whose leaves are loaded ahead together ({@link #prefetch}); 0 or 1: none. */
+    /** Writes whose leaves are loaded ahead together ({@link WriteAhead}); 0 or 1: none. */
     private final int ways;
     /** Partitions applied at once (null: never), from this many writes on. */
     private PartitionedApply partitioned;
@@ -86,9 +79,7 @@ final class BatchWriter {
         this.router = new BatchRouter(store, layout);
         this.entries = entries;
         this.merge = new RunMerge(store, layout, search, versions, entries);
-        this.aheadLo = new int[Math.max(1, ways)];
-        this.aheadHi = new int[Math.max(1, ways)];
-        this.aheadKey = new long[Math.max(1, ways)];
+        this.ahead = new WriteAhead(store, ways);
     }
 
     /**
@@ -102,7 +93,7 @@ final class BatchWriter {
 
     /**
      * Whether the plan routed every endpoint's parent as well as its leaf (only when the tree had inner nodes): the
-     * one-thread writer's loads ahead ({@link #prefetch}) read the parents only then. A root that splits during the
+     * one-thread writer's loads ahead ({@link WriteAhead}) read the parents only then. A root that splits during the
      * batch gives the tree inner nodes the plan never saw, and the arrays hold an older batch's parents.
      */
     private boolean parentsRouted;
@@ -278,7 +269,9 @@ final class BatchWriter {
         while (i < m) {
             if (ways > 1 && i >= prefetched && routesCurrent) {
                 prefetched = Math.min(m, i + ways);
-                prefetch(i, prefetched, keys);
+                // The leaves of the plan's route (the slots' maxima too: a run raises them).
+                ahead.load(i, prefetched, keys, endpointKey, endpointOff, endpointLen, endpointLeaf,
+                        parentsRouted ? endpointParent : null, endpointSlot, true);
             }
             // The most the next step can add: a run of at most a leaf's worth of writes splitting its leaf
             // once, or a single write splitting two leaves, with inner splits on the way down; and the chunks
@@ -358,82 +351,6 @@ final class BatchWriter {
         }
         return partitioned.apply(w, v, endpointKey, endpointOff, endpointLen, endpointLeaf, endpointParent, endpointSlot,
                 keyBytesBefore[m]);
-    }
-
-    /**
-     * Loads, for writes {@code [from, to)}, the cache lines their runs will need, all writes' loads of a
-     * stage together: the parent's slot (separator, max version) and the leaf's header;
-     * then the search for each begin in its leaf, one probe per write per round, each loading the next
-     * probe's line; finally the version and reference lines at the found slot, where the run's copies
-     * start. Where the writes land comes from the plan's route, made before this batch changed the tree:
-     * a hint only, nothing depends on it.
-     */
-    private void prefetch(int from, int to, byte[] keys) {
-        NodeStore s = store;
-        int leafCap = s.leafCap;
-        int innerCap = s.innerCap;
-        int[] el = endpointLeaf;
-        long[] ek = endpointKey;
-        long t = 0;
-        for (int x = from; x < to; x++) {
-            int leaf = el[2 * x];
-            int c = leaf >>> CHUNK_SHIFT;
-            t += s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK;
-            if (parentsRouted) {
-                int parent = endpointParent[2 * x];
-                int at = (parent & CHUNK_MASK) * innerCap + endpointSlot[2 * x];
-                t += s.iKey[parent >>> CHUNK_SHIFT][at] + s.iMax[parent >>> CHUNK_SHIFT][at];
-            }
-        }
-        int searching = 0;
-        for (int x = from; x < to; x++) {
-            int leaf = el[2 * x];
-            int c = leaf >>> CHUNK_SHIFT;
-            int n = Math.min(leafCap, (s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK));
-            aheadLo[x - from] = 0;
-            aheadHi[x - from] = n;
-            aheadKey[x - from] = ek[2 * x];
-            if (n > 0) {
-                searching++;
-                t += s.lKey[c][(leaf & CHUNK_MASK) * leafCap + ((n - 1) >>> 1)];
-                int skip = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] >>> SKIP_SHIFT;
-                if (skip != 0) {
-                    // A leaf with a prefix of its own: its anchor, which the run reads first, and the begin in its
-                    // encoding (unchecked: a hint).
-                    int unit = s.lAnchor[c][leaf & CHUNK_MASK];
-                    t += s.arena.block(unit)[s.arena.offset(unit)];
-                    int len = endpointLen[2 * x];
-                    aheadKey[x - from] = len >= skip ? KeyRefs.prefix(keys, endpointOff[2 * x] + skip, len - skip) : Long.MIN_VALUE;
-                }
-            }
-        }
-        while (searching > 0) {
-            for (int x = from; x < to; x++) {
-                int lo = aheadLo[x - from];
-                int hi = aheadHi[x - from];
-                if (lo >= hi) {
-                    continue;
-                }
-                int leaf = el[2 * x];
-                int c = leaf >>> CHUNK_SHIFT;
-                int base = (leaf & CHUNK_MASK) * leafCap;
-                long[] lk = s.lKey[c];
-                int mid = (lo + hi) >>> 1;
-                boolean below = lk[base + mid] < aheadKey[x - from];
-                lo = below ? mid + 1 : lo;
-                hi = below ? hi : mid;
-                aheadLo[x - from] = lo;
-                aheadHi[x - from] = hi;
-                if (lo < hi) {
-                    t += lk[base + ((lo + hi) >>> 1)];
-                } else {
-                    searching--;
-                    int at = base + Math.max(0, lo - 1);
-                    t += s.lVer[c][at] + s.lRef[c][at];
-                }
-            }
-        }
-        sink += t;
     }
 
     /** Whether endpoint {@code x} lies below the fence separator. */

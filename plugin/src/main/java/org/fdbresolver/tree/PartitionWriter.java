@@ -128,11 +128,9 @@ final class PartitionWriter implements AnchorRefs {
     /** Key buffers that grow to the longest key they meet ({@link KeyLayout#fit}), once. */
     private byte[] scratchA = new byte[KeyLayout.INITIAL_KEY_BUFFER];
     private byte[] scratchB = new byte[KeyLayout.INITIAL_KEY_BUFFER];
-    private final int[] aheadLo;
-    private final int[] aheadHi;
-    private final long[] aheadKey;
+    /** Loads ahead the lines of a block of writes ({@link #ways} of them). */
+    private final WriteAhead ahead;
     private final int ways;
-    private long sink;
 
     PartitionWriter(NodeStore store, KeyLayout layout, TreeSearch search, VersionWindow versions, LeafEntries entries,
                     PartitionedApply batch, int ways) {
@@ -144,9 +142,7 @@ final class PartitionWriter implements AnchorRefs {
         this.entries = entries;
         this.merge = new RunMerge(store, layout, search, versions, entries);
         this.ways = ways;
-        this.aheadLo = new int[Math.max(1, ways)];
-        this.aheadHi = new int[Math.max(1, ways)];
-        this.aheadKey = new long[Math.max(1, ways)];
+        this.ahead = new WriteAhead(store, ways);
     }
 
     /**
@@ -219,7 +215,9 @@ final class PartitionWriter implements AnchorRefs {
         for (int x = from; x < m; ) {
             if (ways > 1 && x >= prefetched) {
                 prefetched = Math.min(m, x + ways);
-                prefetch(x, prefetched);
+                PartitionedApply pa = batch;
+                ahead.load(x, prefetched, pa.keys, pa.endpointKey, pa.endpointOff, pa.endpointLen, pa.endpointLeaf,
+                        pa.endpointParent, pa.endpointSlot, false);
             }
             int bl = leafOf[2 * x];
             if (!inChain(bl)) {
@@ -788,76 +786,7 @@ final class PartitionWriter implements AnchorRefs {
         siblingUpdates++;
     }
 
-    /**
-     * Loads, for writes {@code [from, to)}, the lines their runs will need (as {@link BatchWriter} does): the
-     * parent's slot and the leaf's header, then a binary search for each begin, one probe per write per round.
-     * The leaves are the route's, made before the phase; a hint only.
-     */
-    private void prefetch(int from, int to) {
-        NodeStore s = store;
-        int leafCap = s.leafCap;
-        int innerCap = s.innerCap;
-        PartitionedApply pa = batch;
-        int[] el = pa.endpointLeaf;
-        long t = 0;
-        for (int x = from; x < to; x++) {
-            int leaf = el[2 * x];
-            t += s.lHdr[leaf >>> CHUNK_SHIFT][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK;
-            int parent = pa.endpointParent[2 * x];
-            int at = (parent & CHUNK_MASK) * innerCap + pa.endpointSlot[2 * x];
-            t += s.iKey[parent >>> CHUNK_SHIFT][at];
-        }
-        int searching = 0;
-        for (int x = from; x < to; x++) {
-            int leaf = el[2 * x];
-            int c = leaf >>> CHUNK_SHIFT;
-            int n = Math.min(leafCap, (s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK));
-            aheadLo[x - from] = 0;
-            aheadHi[x - from] = n;
-            aheadKey[x - from] = pa.endpointKey[2 * x];
-            if (n > 0) {
-                searching++;
-                t += s.lKey[c][(leaf & CHUNK_MASK) * leafCap + ((n - 1) >>> 1)];
-                int skip = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] >>> SKIP_SHIFT;
-                if (skip != 0) {
-                    // As BatchWriter's: the anchor, and the begin in the leaf's encoding (unchecked: a hint).
-                    int unit = s.lAnchor[c][leaf & CHUNK_MASK];
-                    t += s.arena.block(unit)[s.arena.offset(unit)];
-                    int len = pa.endpointLen[2 * x];
-                    aheadKey[x - from] = len >= skip ? KeyRefs.prefix(pa.keys, pa.endpointOff[2 * x] + skip, len - skip) : Long.MIN_VALUE;
-                }
-            }
-        }
-        while (searching > 0) {
-            for (int x = from; x < to; x++) {
-                int lo = aheadLo[x - from];
-                int hi = aheadHi[x - from];
-                if (lo >= hi) {
-                    continue;
-                }
-                int leaf = el[2 * x];
-                int c = leaf >>> CHUNK_SHIFT;
-                int base = (leaf & CHUNK_MASK) * leafCap;
-                long[] lk = s.lKey[c];
-                int mid = (lo + hi) >>> 1;
-                boolean below = lk[base + mid] < aheadKey[x - from];
-                lo = below ? mid + 1 : lo;
-                hi = below ? hi : mid;
-                aheadLo[x - from] = lo;
-                aheadHi[x - from] = hi;
-                if (lo < hi) {
-                    t += lk[base + ((lo + hi) >>> 1)];
-                } else {
-                    searching--;
-                    int at = base + Math.max(0, lo - 1);
-                    t += s.lVer[c][at] + s.lRef[c][at];
-                }
-            }
-        }
-        sink += t;
-    }
-
     long sink() {
-        return sink;
+        return ahead.sink();
     }
 }
