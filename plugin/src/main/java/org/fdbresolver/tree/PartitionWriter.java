@@ -2,12 +2,8 @@ package org.fdbresolver.tree;
 
 import static org.fdbresolver.tree.NodeStore.CHUNK_MASK;
 import static org.fdbresolver.tree.NodeStore.CHUNK_SHIFT;
-import static org.fdbresolver.tree.NodeStore.COUNT_MASK;
 import static org.fdbresolver.tree.NodeStore.GAP;
-import static org.fdbresolver.tree.NodeStore.H_COUNT;
-import static org.fdbresolver.tree.NodeStore.LEAF_HEADER_INTS;
 import static org.fdbresolver.tree.NodeStore.NIL;
-import static org.fdbresolver.tree.NodeStore.SKIP_SHIFT;
 
 import java.util.Arrays;
 
@@ -608,35 +604,14 @@ final class PartitionWriter implements AnchorRefs {
     private void removeUntil(int leaf, int i, int last, int x) {
         NodeStore s = store;
         PartitionedApply pa = batch;
-        long ep = pa.endpointKey[x];
-        int off = pa.endpointOff[x];
-        int len = pa.endpointLen[x];
-        byte[] key = pa.keys;
         while (true) {
-            int c = leaf >>> CHUNK_SHIFT;
+            int j = search.endOfRemoval(leaf, i, pa.endpointKey[x], pa.keys, pa.endpointOff[x], pa.endpointLen[x]);
+            int[] lr = s.lRef[leaf >>> CHUNK_SHIFT];
             int base = (leaf & CHUNK_MASK) * s.leafCap;
-            int n = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK;
-            long[] lk = s.lKey[c];
-            int[] lr = s.lRef[c];
-            // The end in this leaf's encoding (a sentinel length when it lacks the leaf's own prefix).
-            int skip = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] >>> SKIP_SHIFT;
-            long lp = ep;
-            int ll = len;
-            if (skip == 0) {
-                skip = layout.skip();
-            } else if (n > 0) {
-                ll = layout.leaf.localLength(leaf, skip, key, off, len);
-                lp = LeafPrefixes.localInline(key, off, ll, skip);
+            for (int r = i; r < j; r++) {
+                release(lr[base + r]);
             }
-            int j = i;
-            while (j < n) {
-                long p = lk[base + j];
-                if (p > lp || (p == lp && layout.tailAt(skip, key, off, ll, lr[base + j]) <= 0)) {
-                    break;
-                }
-                release(lr[base + j]);
-                j++;
-            }
+            int n = s.leafCount(leaf);
             entries.remove(leaf, i, j, this);
             if (j < n || leaf == last) {
                 return;

@@ -24,6 +24,38 @@ final class TreeSearch {
         this.layout = layout;
     }
 
+    /**
+     * The first slot at or after {@code from} of {@code leaf} whose key is at or above a write's end
+     * {@code key[off, off + len)} (inline long {@code kp} in the tree's encoding), scanning forward: the entries
+     * {@code [from, slot)} are the ones the write removes from this leaf (both writers' {@code removeUntil}).
+     */
+    int endOfRemoval(int leaf, int from, long kp, byte[] key, int off, int len) {
+        NodeStore s = store;
+        int c = leaf >>> CHUNK_SHIFT;
+        int base = (leaf & CHUNK_MASK) * s.leafCap;
+        int header = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
+        int n = header & COUNT_MASK;
+        long[] lk = s.lKey[c];
+        int[] lr = s.lRef[c];
+        // The end in this leaf's encoding (a sentinel length when it lacks the leaf's own prefix).
+        int skip = header >>> SKIP_SHIFT;
+        if (skip == 0) {
+            skip = layout.skip();
+        } else if (n > 0) {
+            len = layout.leaf.localLength(leaf, skip, key, off, len);
+            kp = LeafPrefixes.localInline(key, off, len, skip);
+        }
+        int j = from;
+        while (j < n) {
+            long p = lk[base + j];
+            if (p > kp || (p == kp && layout.tailAt(skip, key, off, len, lr[base + j]) <= 0)) {
+                break;
+            }
+            j++;
+        }
+        return j;
+    }
+
     /** The child slot of inner node {@code h} whose subtree holds {@code key}: the last slot whose separator is {@code <= key}. */
     int childSlot(int h, long kp, byte[] key, int off, int len) {
         NodeStore s = store;

@@ -405,30 +405,13 @@ final class TreeWriter {
     private void removeUntil(int leaf, int i, long ep, byte[] key, int off, int len) {
         NodeStore s = store;
         while (leaf != NIL) {
-            int c = leaf >>> CHUNK_SHIFT;
+            int j = search.endOfRemoval(leaf, i, ep, key, off, len);
+            int[] lr = s.lRef[leaf >>> CHUNK_SHIFT];
             int base = (leaf & CHUNK_MASK) * s.leafCap;
-            int n = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK;
-            long[] lk = s.lKey[c];
-            int[] lr = s.lRef[c];
-            // The end in this leaf's encoding (a sentinel length when it lacks the leaf's own prefix).
-            int skip = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] >>> SKIP_SHIFT;
-            long lp = ep;
-            int ll = len;
-            if (skip == 0) {
-                skip = layout.skip();
-            } else if (n > 0) {
-                ll = layout.leaf.localLength(leaf, skip, key, off, len);
-                lp = LeafPrefixes.localInline(key, off, ll, skip);
+            for (int r = i; r < j; r++) {
+                s.releaseRef(lr[base + r]);
             }
-            int j = i;
-            while (j < n) {
-                long p = lk[base + j];
-                if (p > lp || (p == lp && layout.tailAt(skip, key, off, ll, lr[base + j]) <= 0)) {
-                    break;
-                }
-                s.releaseRef(lr[base + j]);
-                j++;
-            }
+            int n = s.leafCount(leaf);
             entries.remove(leaf, i, j, s);
             if (j < n) {
                 return;
