@@ -43,8 +43,6 @@ final class BatchWriter {
     private final RunMerge merge;
     /** This writer's side of a merge: keys stored now, references released at once. */
     private final RunMerge.Keys mergeKeys = new MergeKeys();
-    /** The keys of the batch being applied (for {@link #mergeKeys}). */
-    private byte[] applyingKeys;
     private final LeafEntries entries;
     private int plannedWrites;
     /** The layout epoch the endpoints were encoded in ({@link KeyLayout#epoch}). */
@@ -375,8 +373,7 @@ final class BatchWriter {
      * in one pass ({@link RunMerge}); an overflowing result is spilled ({@link #overflow}).
      */
     private void applyRun(CombinedWrites w, int leaf, int i, int j, int v) {
-        applyingKeys = w.keys();
-        if (merge.apply(leaf, applyingKeys, endpointKey, endpointOff, endpointLen, i, j, v, store, mergeKeys)) {
+        if (merge.apply(leaf, w.keys(), endpointKey, endpointOff, endpointLen, i, j, v, store, mergeKeys)) {
             writer.raiseMax(leaf, v);
             return;
         }
@@ -386,13 +383,12 @@ final class BatchWriter {
     /** {@link RunMerge}'s keys for the one thread: chunks made as the keys are stored, references released at once. */
     private final class MergeKeys implements RunMerge.Keys {
         @Override
-        public int endRef(int x, int local) {
-            return layout.leaf.storeKey(local, applyingKeys, endpointOff[2 * x + 1], endpointLen[2 * x + 1]);
+        public int endRef(int x, int local, byte[] keys) {
+            return layout.leaf.storeKey(local, keys, endpointOff[2 * x + 1], endpointLen[2 * x + 1]);
         }
 
         @Override
-        public int beginRef(int x, int local, int endRef) {
-            byte[] keys = applyingKeys;
+        public int beginRef(int x, int local, int endRef, byte[] keys) {
             int bOff = endpointOff[2 * x];
             int bLen = endpointLen[2 * x];
             int eOff = endpointOff[2 * x + 1];

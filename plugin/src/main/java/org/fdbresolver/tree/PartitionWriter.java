@@ -404,19 +404,13 @@ final class PartitionWriter implements AnchorRefs {
     /** {@link RunMerge}'s keys for a part: the chunks made before the phase (or suffix references), releases logged. */
     private final class MergeKeys implements RunMerge.Keys {
         @Override
-        public int endRef(int x, int local) {
-            PartitionedApply pa = batch;
-            int ref = keyRef(local, pa.endpointOff[2 * x + 1], pa.endpointLen[2 * x + 1], pa.endRef[x]);
-            pa.endUsed[x] = ref == pa.endRef[x];
-            return ref;
+        public int endRef(int x, int local, byte[] keys) {
+            return endpointRef(2 * x + 1, local);
         }
 
         @Override
-        public int beginRef(int x, int local, int endRef) {
-            PartitionedApply pa = batch;
-            int ref = keyRef(local, pa.endpointOff[2 * x], pa.endpointLen[2 * x], pa.beginRef[x]);
-            pa.beginUsed[x] = ref == pa.beginRef[x];
-            return ref;
+        public int beginRef(int x, int local, int endRef, byte[] keys) {
+            return endpointRef(2 * x, local);
         }
 
         @Override
@@ -492,8 +486,7 @@ final class PartitionWriter implements AnchorRefs {
         if (isAt(leaf, ib, bx)) {
             s.lVer[leaf >>> CHUNK_SHIFT][(leaf & CHUNK_MASK) * s.leafCap + ib] = v;
         } else {
-            long pos = insert(k, ib, bx, pa.beginRef[x], v);
-            pa.beginUsed[x] = insertedRef == pa.beginRef[x];
+            long pos = insert(k, ib, bx, v);
             k = (int) (pos >>> 32);
             ib = (int) pos;
             leaf = chainLeaf[k];
@@ -513,8 +506,7 @@ final class PartitionWriter implements AnchorRefs {
         if (!exactE) {
             int target = chainLeaf[ke];
             int at = search.leafSearch(target, pa.endpointKey[ex], keys, pa.endpointOff[ex], pa.endpointLen[ex], false);
-            long pos = insert(ke, at, ex, pa.endRef[x], vE);
-            pa.endUsed[x] = insertedRef == pa.endRef[x];
+            long pos = insert(ke, at, ex, vE);
             ke = (int) (pos >>> 32);
             raiseLeafMax(chainLeaf[ke], vE);
         }
@@ -532,11 +524,11 @@ final class PartitionWriter implements AnchorRefs {
     }
 
     /**
-     * Inserts endpoint {@code x}'s key with reference {@code ref} and version {@code ver} at slot {@code i} of
+     * Inserts endpoint {@code x}'s key ({@link #endpointRef}) with version {@code ver} at slot {@code i} of
      * member {@code k}; a full member first hands entries to its right neighbour, else splits. Returns
      * {@code member << 32 | slot} of where the entry went.
      */
-    private long insert(int k, int i, int x, int ref, int ver) {
+    private long insert(int k, int i, int x, int ver) {
         NodeStore s = store;
         int cap = s.leafCap;
         int leaf = chainLeaf[k];
@@ -561,13 +553,28 @@ final class PartitionWriter implements AnchorRefs {
         }
         PartitionedApply pa = batch;
         long inline = layout.leaf.admit(leaf, pa.endpointKey[x], pa.keys, pa.endpointOff[x], pa.endpointLen[x], this);
-        insertedRef = keyRef(layout.leaf.localSkip(leaf), pa.endpointOff[x], pa.endpointLen[x], ref);
-        entries.insert(leaf, i, inline, ver, insertedRef);
+        entries.insert(leaf, i, inline, ver, endpointRef(x, layout.leaf.localSkip(leaf)));
         return (long) k << 32 | i;
     }
 
-    /** The reference the last {@link #insert} stored: its chunk's, or a suffix reference. */
-    private int insertedRef;
+    /**
+     * The reference endpoint {@code e} (a write's begin at {@code 2x}, its end at {@code 2x + 1}) takes in a member whose
+     * own prefix is {@code local} bytes long ({@link #keyRef}), recording whether that is the chunk made for it before
+     * the phase (one that is not is released after it).
+     */
+    private int endpointRef(int e, int local) {
+        PartitionedApply pa = batch;
+        int x = e >>> 1;
+        boolean begin = (e & 1) == 0;
+        int chunkRef = begin ? pa.beginRef[x] : pa.endRef[x];
+        int ref = keyRef(local, pa.endpointOff[e], pa.endpointLen[e], chunkRef);
+        if (begin) {
+            pa.beginUsed[x] = ref == chunkRef;
+        } else {
+            pa.endUsed[x] = ref == chunkRef;
+        }
+        return ref;
+    }
 
     /**
      * The reference a written key {@code keys[off, off + len)} takes in a member whose own prefix is {@code local}

@@ -22,14 +22,17 @@ import static org.fdbresolver.tree.NodeStore.NIL;
 final class RunMerge {
     /** A writer's side of a merge. */
     interface Keys {
-        /** The reference write {@code x}'s end takes in a leaf whose own prefix is {@code local} bytes (0: global). */
-        int endRef(int x, int local);
+        /**
+         * The reference write {@code x}'s end takes in a leaf whose own prefix is {@code local} bytes (0: global);
+         * {@code keys} holds the batch's key bytes.
+         */
+        int endRef(int x, int local, byte[] keys);
 
         /**
          * The reference write {@code x}'s begin takes in the same leaf; {@code endRef} is the one its end took just
          * before ({@link NIL} when an entry sits at the end and the end took none): a point write's begin may share it.
          */
-        int beginRef(int x, int local, int endRef);
+        int beginRef(int x, int local, int endRef, byte[] keys);
 
         /** Drops a reference of an entry the run removed. */
         void release(int ref);
@@ -144,10 +147,10 @@ final class RunMerge {
                 if (vE < expired) {
                     vE = GAP;
                 }
-                eRef = writer.endRef(x, local);
+                eRef = writer.endRef(x, local, keys);
             }
             if (bRef == NIL) {
-                bRef = writer.beginRef(x, local, eRef);
+                bRef = writer.beginRef(x, local, eRef, keys);
             }
             ok[o] = bp;
             ov[o] = v;

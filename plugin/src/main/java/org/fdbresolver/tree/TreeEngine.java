@@ -26,7 +26,7 @@ import org.fdbresolver.pipeline.BatchWorkers;
  * radix passes, default 40; 0: always radix), {@code directBatchRanges}, {@code directBatchPairs} and
  * {@code readBatchedFromReads} (the small-batch path, {@link BatchPipeline}; default 64, 128 and 16), {@code warmUpBatches} (synthetic batches run through throwaway
  * engines at open so that the first real batches run compiled code, default 0: {@link WarmUp}), {@code leafPrefixMinGain}
- * (the fewest bytes beyond the tree's shared prefix a leaf's own prefix has, 1 to 8, default 8: {@link LeafPrefixes}).
+ * (the fewest bytes beyond the tree's shared prefix a leaf's own prefix has, 1 to 8, default 1: {@link LeafPrefixes}).
  * The other options, for more than one thread and the partitioned
  * apply: docs/tree.md.
  */
