@@ -123,9 +123,11 @@ final class HeapPlan {
      * Resolver's end), a full collection, so that the collector hands the freed heap back to the system (G1, the
      * default, shrinks the heap after a full collection down to what its free-ratio settings keep): after a fallback
      * in plugin mode the skip list rebuilds the window in the same process, and the history's heap should not stay
-     * committed beside it. Not in a JVM the bridge did not start (its heap is its owner's), and not while a
-     * resolver is open (a full collection stops every Java thread, the one deciding a batch too). Runs on the closing
-     * thread, never the host's.
+     * committed beside it. Not in a JVM the bridge did not start (its heap is its owner's), not while a
+     * resolver is open (a full collection stops every Java thread, the one deciding a batch too), and not in a JVM
+     * started with {@code -XX:+AlwaysPreTouch}: its operator asked for the heap committed and touched up front, and a
+     * heap given back is touched again as it grows, in the young collections' pauses (docs/latency.md). Runs on the
+     * closing thread, never the host's.
      */
     static void returnHeapIfLastToClose() {
         synchronized (HeapPlan.class) {
@@ -134,8 +136,22 @@ final class HeapPlan {
                 return;
             }
         }
+        if (preTouched()) {
+            return;
+        }
         System.gc();
         heapReturns.incrementAndGet();
+    }
+
+    /** Whether this JVM commits and touches its heap up front ({@code -XX:+AlwaysPreTouch}). */
+    static boolean preTouched() {
+        try {
+            com.sun.management.HotSpotDiagnosticMXBean hotspot =
+                    java.lang.management.ManagementFactory.getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class);
+            return hotspot != null && Boolean.parseBoolean(hotspot.getVMOption("AlwaysPreTouch").getValue());
+        } catch (RuntimeException | LinkageError e) {
+            return false; // not HotSpot, or no such option: the heap is given back as usual
+        }
     }
 
     /** How many times {@link #returnHeapIfLastToClose} collected (for tests). */

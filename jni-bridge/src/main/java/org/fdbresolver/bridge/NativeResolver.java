@@ -163,6 +163,11 @@ public final class NativeResolver {
      * ({@link BridgeWarmUp}), which the engine's warm-up leaves cold.
      */
     static final int FIRST_OPEN_BRIDGE_WARM_UP_BATCHES = 1_000;
+    /**
+     * After the warm-up's batches, the longest the first open goes on warming with large batches until the JIT has
+     * settled (the engine's {@code warmUpSettleMillis}): with the JVM started with fdbserver, no Resolver waits for it.
+     */
+    static final long FIRST_OPEN_SETTLE_MILLIS = 3_000;
     private static final AtomicBoolean ENGINE_WARMED = new AtomicBoolean();
 
     /**
@@ -205,6 +210,9 @@ public final class NativeResolver {
                     && ENGINE_WARMED.compareAndSet(false, true);
             if (warm) {
                 config.option("warmUpBatches", Integer.toString(FIRST_OPEN_WARM_UP_BATCHES));
+                if (options == null || !options.contains("warmUpSettleMillis=")) {
+                    config.option("warmUpSettleMillis", Long.toString(FIRST_OPEN_SETTLE_MILLIS));
+                }
             }
             ConflictSetConfig built = config.build();
             // Then the bridge's own path, which the engine's warm-up does not run (BridgeWarmUp).

@@ -34,11 +34,20 @@ class HeapReturnTest {
         assertEquals(0, probe.get("heap-returns"), "no collection in a host's own JVM: " + probe);
     }
 
-    private static Map<String, Long> runProbe(boolean ownJvm) throws IOException, InterruptedException {
+    /** An operator's {@code -XX:+AlwaysPreTouch} keeps the heap touched: giving it back would put the faults back. */
+    @Test
+    void aPreTouchedHeapIsKept() throws Exception {
+        Map<String, Long> probe = runProbe(true, "-XX:+AlwaysPreTouch");
+        assertEquals(0, probe.get("heap-returns"), "no collection with a pre-touched heap: " + probe);
+    }
+
+    private static Map<String, Long> runProbe(boolean ownJvm, String... jvmOptions) throws IOException, InterruptedException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder pb = new ProcessBuilder(List.of(java, "-XX:+UseG1GC", "-Xmx1g", "--enable-native-access=ALL-UNNAMED",
-                "-Dfdbresolver.bridge.ownJvm=" + ownJvm, "-cp", System.getProperty("java.class.path"),
+        List<String> command = new java.util.ArrayList<>(List.of(java, "-XX:+UseG1GC", "-Xmx1g", "--enable-native-access=ALL-UNNAMED"));
+        command.addAll(List.of(jvmOptions));
+        command.addAll(List.of("-Dfdbresolver.bridge.ownJvm=" + ownJvm, "-cp", System.getProperty("java.class.path"),
                 HeapReturnProbe.class.getName()));
+        ProcessBuilder pb = new ProcessBuilder(command);
         pb.redirectErrorStream(true);
         Process process = pb.start();
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

@@ -25,7 +25,9 @@ import org.fdbresolver.pipeline.BatchWorkers;
  * {@code directSortEndpoints} (batches of at most this many endpoints are sorted by comparison rather than by
  * radix passes, default 40; 0: always radix), {@code directBatchRanges}, {@code directBatchPairs} and
  * {@code readBatchedFromReads} (the small-batch path, {@link BatchPipeline}; default 64, 128 and 16), {@code warmUpBatches} (synthetic batches run through throwaway
- * engines at open so that the first real batches run compiled code, default 0: {@link WarmUp}), {@code leafPrefixMinGain}
+ * engines at open so that the first real batches run compiled code, default 0: {@link WarmUp}), {@code warmUpSettleMillis}
+ * (after those, rounds with large batches until the JIT has compiled nothing for a while, at most this long; default 0:
+ * none; {@link WarmUp#settle}), {@code leafPrefixMinGain}
  * (the fewest bytes beyond the tree's shared prefix a leaf's own prefix has, 1 to 8, default 1: {@link LeafPrefixes}).
  * The other options, for more than one thread and the partitioned
  * apply: docs/tree.md.
@@ -46,6 +48,7 @@ public final class TreeEngine implements ConflictEngine {
     public static final String WRITES_PER_PARTITION = "writesPerPartition";
     public static final String DIRECT_SORT_ENDPOINTS = "directSortEndpoints";
     public static final String WARM_UP_BATCHES = "warmUpBatches";
+    public static final String WARM_UP_SETTLE_MILLIS = "warmUpSettleMillis";
     public static final String DIRECT_BATCH_RANGES = "directBatchRanges";
     public static final String DIRECT_BATCH_PAIRS = "directBatchPairs";
     public static final String READ_BATCHED_FROM_READS = "readBatchedFromReads";
@@ -65,7 +68,7 @@ public final class TreeEngine implements ConflictEngine {
     private static final Set<String> OPTIONS = Set.of(NODE_BYTES, KEY_BLOCK_BYTES, READ_PATH, READ_WAYS, READ_TOUCH,
             READ_BATCHED_FROM_BYTES, WRITE_WAYS, THREADS, READS_PER_SLICE, ENDPOINTS_PER_SLICE, PARTITION_FROM_WRITES,
             WRITES_PER_PARTITION, DIRECT_SORT_ENDPOINTS, WARM_UP_BATCHES, DIRECT_BATCH_RANGES, DIRECT_BATCH_PAIRS,
-            READ_BATCHED_FROM_READS, LEAF_PREFIX_MIN_GAIN);
+            READ_BATCHED_FROM_READS, LEAF_PREFIX_MIN_GAIN, WARM_UP_SETTLE_MILLIS);
     /** Below this budget a large batch's writes may not fit even into an empty history: warned at open. */
     static final long SMALL_BUDGET_BYTES = 1L << 20;
     /** Most leaf groups (reads) or leaves (writes) in flight at once. */
@@ -106,6 +109,7 @@ public final class TreeEngine implements ConflictEngine {
         int directSortEndpoints = (int) wholeOption(config, DIRECT_SORT_ENDPOINTS,
                 BatchPipeline.defaultDirectSortEndpoints(), 0, Integer.MAX_VALUE);
         int warmUpBatches = (int) wholeOption(config, WARM_UP_BATCHES, 0, 0, 1_000_000);
+        long warmUpSettleMillis = wholeOption(config, WARM_UP_SETTLE_MILLIS, 0, 0, 600_000);
         int directRanges = (int) wholeOption(config, DIRECT_BATCH_RANGES, BatchPipeline.DEFAULT_DIRECT_RANGES, 0,
                 Integer.MAX_VALUE);
         long directPairs = wholeOption(config, DIRECT_BATCH_PAIRS, BatchPipeline.DEFAULT_DIRECT_PAIRS, 0, Long.MAX_VALUE);
@@ -117,6 +121,11 @@ public final class TreeEngine implements ConflictEngine {
         // first real batch (a host that waits for the open, as FoundationDB's Resolver does, sets this).
         if (warmUpBatches > 0 && config.maxKeyBytes() >= 16) {
             WarmUp.run(config, warmUpBatches);
+            if (warmUpSettleMillis > 0) {
+                int rounds = WarmUp.settle(config, warmUpSettleMillis);
+                LOG.log(System.Logger.Level.DEBUG, () -> "warm-up: " + Math.abs(rounds) + " settling rounds, "
+                        + (rounds < 0 ? "stopped at " + warmUpSettleMillis + " ms" : "the JIT settled"));
+            }
         }
         // One heap reservation for both histories: their arrays together never take more than it.
         Reservation reservation = history(() -> new Reservation(HistoryTree.reservationLimit(budget, nodeBytes, keyBlockBytes)));

@@ -1,5 +1,7 @@
 package org.fdbresolver.tree;
 
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.util.SplittableRandom;
 import org.fdbresolver.api.BatchResult;
 import org.fdbresolver.api.ConflictBatch;
@@ -47,10 +49,11 @@ final class WarmUp {
             ConflictSetConfig.Builder b = config.toBuilder()
                     .memoryBudgetBytes(Math.min(config.memoryBudgetBytes(), WARM_UP_BUDGETS[path]))
                     .option(TreeEngine.WARM_UP_BATCHES, "0")
+                    .option(TreeEngine.WARM_UP_SETTLE_MILLIS, "0")
                     .option(TreeEngine.READ_BATCHED_FROM_BYTES, batchedFrom[path]);
             TreeEngine engine = new TreeEngine(b.build());
             try {
-                drive(engine, batches / 2, config.maxKeyBytes(), decided);
+                new Driver(engine, config.maxKeyBytes(), decided).batches(batches / 2, FEW_LARGE);
             } finally {
                 engine.close();
             }
@@ -58,49 +61,146 @@ final class WarmUp {
         return decided;
     }
 
-    private static void drive(TreeEngine engine, int batches, int maxKeyBytes, long[] decided) {
-        SplittableRandom rnd = new SplittableRandom(0x5EED);
-        ConflictBatch batch = ConflictBatch.detached();
-        BatchResult out = new BatchResult();
-        byte[][] prefixes = {new byte[0], "\u0015users\u0000\u0002id".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1),
-                "\u0002index\u0000\u0002by_name\u0000".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1), {(byte) 0xFF, '/'}};
-        byte[] begin = new byte[BULK_KEY_BYTES + 16];
-        byte[] end = new byte[BULK_KEY_BYTES + 16];
-        long[] bulkCounters = new long[BULK_WRITERS];
-        long[] snapshots = new long[500];
-        long now = 10_000_000; // past the window from the first batch: some snapshots are too old from the start
-        for (int i = 0; i < batches; i++) {
-            now += 1 + rnd.nextInt(20_000); // the 5,000,000-version window passes in about 500 batches
-            long oldest = Math.max(0, now - 5_000_000);
-            batch.clear();
-            int txns = rnd.nextInt(50) == 0 ? 100 + rnd.nextInt(400) : 1 + rnd.nextInt(5);
-            for (int t = 0; t < txns; t++) {
-                long snapshot = Math.max(0, now - (rnd.nextInt(20) == 0 ? 8_000_000 : rnd.nextInt(2_000_000)));
-                snapshots[t] = snapshot;
-                batch.addTransaction(snapshot, rnd.nextInt(8) == 0);
-                if (t == 0 && rnd.nextInt(4) == 0 && maxKeyBytes > BULK_KEY_BYTES) {
-                    bulkWrites(rnd, batch, bulkCounters, begin, end);
-                    continue;
+    /** The settling phase's engine budget: large batches fit its headroom, as under a Resolver's budget. */
+    static final long SETTLE_BUDGET = 32L << 20;
+    /** Batches of one settling round. */
+    static final int SETTLE_ROUND_BATCHES = 30;
+    /** Wall time without a finished compilation after which the JIT counts as settled. */
+    static final long SETTLE_QUIET_NANOS = 400_000_000L;
+
+    /**
+     * After {@link #run}: rounds of synthetic batches, a third of them large (200 to 2,000 transactions: the
+     * partitioned writes, the radix sort and the batched reads of a loaded Resolver), through two more throwaway
+     * engines, until the JIT has finished no compilation for {@link #SETTLE_QUIET_NANOS}, or {@code maxMillis} have
+     * passed. Why: measured from a fresh JVM (longtrace through the bridge, JFR's compilation events), the fixed
+     * batches of {@link #run} left the large-batch code to C2 after the open, which then compiled on one of the
+     * machine's two cores for about 3 s while the first real batches ran in C1's code beside it. Returns the rounds
+     * run, negative when it stopped at {@code maxMillis} (or the JVM cannot tell, where it runs no round).
+     */
+    static int settle(ConflictSetConfig config, long maxMillis) {
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        if (jit == null || !jit.isCompilationTimeMonitoringSupported() || maxMillis <= 0) {
+            return -1;
+        }
+        // Two engines, rounds alternating: one reads batched from its first byte of history, one as configured (the
+        // batched path starts at 16 MiB, which the settling traffic may not reach).
+        String[] batchedFrom = {"0", null};
+        TreeEngine[] engines = new TreeEngine[2];
+        try {
+            Driver[] drivers = new Driver[2];
+            for (int e = 0; e < 2; e++) {
+                ConflictSetConfig.Builder b = config.toBuilder()
+                        .memoryBudgetBytes(Math.min(config.memoryBudgetBytes(), SETTLE_BUDGET))
+                        .option(TreeEngine.WARM_UP_BATCHES, "0")
+                        .option(TreeEngine.WARM_UP_SETTLE_MILLIS, "0");
+                if (batchedFrom[e] != null) {
+                    b.option(TreeEngine.READ_BATCHED_FROM_BYTES, batchedFrom[e]);
                 }
-                for (int r = rnd.nextInt(5); r > 0; r--) {
-                    // now and then a read outside the written keys' shared first byte, below or above them all
-                    byte lead = rnd.nextInt(30) != 0 ? LEAD : rnd.nextBoolean() ? (byte) (LEAD - 1) : (byte) (LEAD + 1);
-                    int n = key(rnd, prefixes, lead, begin, maxKeyBytes);
-                    int m = rnd.nextBoolean() ? pointEnd(begin, n, end, maxKeyBytes) : rangeEnd(rnd, begin, n, end);
-                    batch.addRead(begin, 0, n, end, 0, m);
+                engines[e] = new TreeEngine(b.build());
+                drivers[e] = new Driver(engines[e], config.maxKeyBytes(), new long[4]);
+                drivers[e].varyLead = true;
+            }
+            long start = System.nanoTime();
+            long deadline = start + maxMillis * 1_000_000L;
+            long compiled = jit.getTotalCompilationTime();
+            long quietSince = start;
+            int rounds = 0;
+            while (true) {
+                drivers[rounds & 1].batches(SETTLE_ROUND_BATCHES, MANY_LARGE);
+                rounds++;
+                long now = System.nanoTime();
+                long c = jit.getTotalCompilationTime();
+                if (c != compiled) {
+                    compiled = c;
+                    quietSince = now;
+                } else if (now - quietSince >= SETTLE_QUIET_NANOS) {
+                    return rounds;
                 }
-                for (int w = rnd.nextInt(4); w > 0; w--) {
-                    int n = key(rnd, prefixes, LEAD, begin, maxKeyBytes);
-                    int m = rnd.nextInt(4) != 0 ? pointEnd(begin, n, end, maxKeyBytes) : rangeEnd(rnd, begin, n, end);
-                    batch.addWrite(begin, 0, n, end, 0, m);
+                if (now >= deadline) {
+                    return -rounds;
                 }
             }
-            engine.detectConflicts(batch, now, oldest, out);
-            for (int t = 0; t < txns; t++) {
-                int code = out.decisionCode(t);
-                decided[code]++;
-                if (code == 2 && snapshots[t] >= oldest) {
-                    decided[3]++; // inside FoundationDB's window: too old by the budget
+        } finally {
+            for (TreeEngine e : engines) {
+                if (e != null) {
+                    e.close();
+                }
+            }
+        }
+    }
+
+    /** How often a batch is large, and how large: {@link #run}'s few (one in 50, 100 to 500 transactions). */
+    private static final int[] FEW_LARGE = {50, 100, 400};
+    /** {@link #settle}'s many: one in three, 200 to 2,000. */
+    static final int[] MANY_LARGE = {3, 200, 1_800};
+
+    /** One engine's synthetic traffic: its random stream, versions and bulk writers' counters go on across calls. */
+    static final class Driver {
+        private final TreeEngine engine;
+        private final int maxKeyBytes;
+        private final long[] decided;
+        private final SplittableRandom rnd = new SplittableRandom(0x5EED);
+        private final ConflictBatch batch = ConflictBatch.detached();
+        private final BatchResult out = new BatchResult();
+        private final byte[][] prefixes = {new byte[0],
+                "\u0015users\u0000\u0002id".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1),
+                "\u0002index\u0000\u0002by_name\u0000".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1),
+                {(byte) 0xFF, '/'}};
+        private final byte[] begin = new byte[BULK_KEY_BYTES + 16];
+        private final byte[] end = new byte[BULK_KEY_BYTES + 16];
+        private final long[] bulkCounters = new long[BULK_WRITERS];
+        private long[] snapshots = new long[500];
+        private long now = 10_000_000; // past the window from the first batch: some snapshots are too old from the start
+        /**
+         * Whether written keys start with one of several bytes, not {@link #LEAD} alone: the tree and the batches then
+         * have no shared prefix, as a Resolver's keys (system keys beside the application's) usually do not.
+         */
+        boolean varyLead;
+
+        Driver(TreeEngine engine, int maxKeyBytes, long[] decided) {
+            this.engine = engine;
+            this.maxKeyBytes = maxKeyBytes;
+            this.decided = decided;
+        }
+
+        /** {@code count} batches; {@code large}: one in {@code large[0]} has {@code large[1]} + up to {@code large[2]} transactions. */
+        void batches(int count, int[] large) {
+            for (int i = 0; i < count; i++) {
+                now += 1 + rnd.nextInt(20_000); // the 5,000,000-version window passes in about 500 batches
+                long oldest = Math.max(0, now - 5_000_000);
+                batch.clear();
+                int txns = rnd.nextInt(large[0]) == 0 ? large[1] + rnd.nextInt(large[2]) : 1 + rnd.nextInt(5);
+                if (snapshots.length < txns) {
+                    snapshots = new long[txns];
+                }
+                for (int t = 0; t < txns; t++) {
+                    long snapshot = Math.max(0, now - (rnd.nextInt(20) == 0 ? 8_000_000 : rnd.nextInt(2_000_000)));
+                    snapshots[t] = snapshot;
+                    batch.addTransaction(snapshot, rnd.nextInt(8) == 0);
+                    if (t == 0 && rnd.nextInt(4) == 0 && maxKeyBytes > BULK_KEY_BYTES) {
+                        bulkWrites(rnd, batch, bulkCounters, begin, end);
+                        continue;
+                    }
+                    for (int r = rnd.nextInt(5); r > 0; r--) {
+                        // now and then a read outside the written keys' shared first byte, below or above them all
+                        byte lead = rnd.nextInt(30) != 0 ? LEAD : rnd.nextBoolean() ? (byte) (LEAD - 1) : (byte) (LEAD + 1);
+                        int n = key(rnd, prefixes, lead, begin, maxKeyBytes);
+                        int m = rnd.nextBoolean() ? pointEnd(begin, n, end, maxKeyBytes) : rangeEnd(rnd, begin, n, end);
+                        batch.addRead(begin, 0, n, end, 0, m);
+                    }
+                    for (int w = rnd.nextInt(4); w > 0; w--) {
+                        int n = key(rnd, prefixes, varyLead ? LEADS[rnd.nextInt(LEADS.length)] : LEAD, begin, maxKeyBytes);
+                        int m = rnd.nextInt(4) != 0 ? pointEnd(begin, n, end, maxKeyBytes) : rangeEnd(rnd, begin, n, end);
+                        batch.addWrite(begin, 0, n, end, 0, m);
+                    }
+                }
+                engine.detectConflicts(batch, now, oldest, out);
+                for (int t = 0; t < txns; t++) {
+                    int code = out.decisionCode(t);
+                    decided[code]++;
+                    if (code == 2 && snapshots[t] >= oldest) {
+                        decided[3]++; // inside FoundationDB's window: too old by the budget
+                    }
                 }
             }
         }
@@ -167,6 +267,8 @@ final class WarmUp {
 
     /** The first byte of every written key. */
     private static final byte LEAD = 0x10;
+    /** The first bytes of written keys in {@link #settle}. */
+    private static final byte[] LEADS = {LEAD, 0x15, (byte) 0xFF};
 
     /** The end of the point range of {@code key}: the key and a 0x00. */
     private static int pointEnd(byte[] key, int n, byte[] into, int maxKeyBytes) {

@@ -210,7 +210,7 @@ class HistoryTreeTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ConflictSet.open(
                 ConflictSetConfig.builder().engine("tree").option("nodeBites", "512").build()));
         // the engine is named once (callers such as the CLI print the message as it is)
-        assertEquals("engine tree: unknown option 'nodeBites' (known: directBatchPairs, directBatchRanges, directSortEndpoints, endpointsPerSlice, keyBlockBytes, leafPrefixMinGain, nodeBytes, partitionFromWrites, readBatchedFromBytes, readBatchedFromReads, readPath, readTouch, readWays, readsPerSlice, threads, warmUpBatches, writeWays, writesPerPartition)", e.getMessage());
+        assertEquals("engine tree: unknown option 'nodeBites' (known: directBatchPairs, directBatchRanges, directSortEndpoints, endpointsPerSlice, keyBlockBytes, leafPrefixMinGain, nodeBytes, partitionFromWrites, readBatchedFromBytes, readBatchedFromReads, readPath, readTouch, readWays, readsPerSlice, threads, warmUpBatches, warmUpSettleMillis, writeWays, writesPerPartition)", e.getMessage());
         IllegalArgumentException bad = assertThrows(IllegalArgumentException.class, () -> ConflictSet.open(
                 ConflictSetConfig.builder().engine("tree").option("nodeBytes", "x").build()));
         assertEquals("engine tree: option nodeBytes must be a positive integer, not 'x'", bad.getMessage());

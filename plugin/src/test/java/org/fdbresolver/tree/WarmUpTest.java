@@ -63,10 +63,6 @@ class WarmUpTest {
     }
 
     /**
-     * The budget binds during the warm-up (reads answered TOO_OLD by it), so that the budget's paths are compiled
-     * before a real budget first binds: measured, that first binding deoptimised the engine's hot methods.
-     */
-    /**
      * The bridge's first open with small nodes (its replay test's {@code nodeBytes=256}): the warm-up's small budgets
      * forget everything now and then, and a root that splits in a batch planned at height 0 once made the one-thread
      * writer's loads ahead read an older batch's parents, past the inner pool (an ArrayIndexOutOfBoundsException at
@@ -82,9 +78,41 @@ class WarmUpTest {
         }
     }
 
+    /**
+     * The budget binds during the warm-up (reads answered TOO_OLD by it), so that the budget's paths are compiled
+     * before a real budget first binds: measured, that first binding deoptimised the engine's hot methods.
+     */
     @Test
     void theBudgetBindsDuringTheWarmUp() {
         long[] decided = WarmUp.run(ConflictSetConfig.builder().engine("tree").build(), 2000);
         assertTrue(decided[3] > 0, "no read was too old by the budget: " + Arrays.toString(decided));
+    }
+
+    /**
+     * The settling phase stops at its bound: with 1 ms it runs exactly one round (returned negative: stopped at the
+     * bound, or positive if the JIT happened to be quiet through it), and 0 runs none.
+     */
+    @Test
+    void settlingStopsAtItsBound() {
+        ConflictSetConfig config = ConflictSetConfig.builder().engine("tree").build();
+        assertEquals(1, Math.abs(WarmUp.settle(config, 1)));
+        assertEquals(-1, WarmUp.settle(config, 0));
+    }
+
+    /** The settling rounds' large batches take the partitioned writes, the path a loaded Resolver's batches take. */
+    @Test
+    void settlingBatchesReachThePartitionedWrites() {
+        TreeEngine engine = new TreeEngine(ConflictSetConfig.builder().engine("tree").memoryBudgetBytes(WarmUp.SETTLE_BUDGET)
+                .build());
+        try {
+            long[] decided = new long[4];
+            WarmUp.Driver driver = new WarmUp.Driver(engine, Integer.MAX_VALUE, decided);
+            driver.varyLead = true;
+            driver.batches(WarmUp.SETTLE_ROUND_BATCHES, WarmUp.MANY_LARGE);
+            assertTrue(engine.tree().partitionedBatches() > 0, "no batch was applied by partitions");
+            assertTrue(decided[0] > 0 && decided[1] > 0, "commits and conflicts: " + Arrays.toString(decided));
+        } finally {
+            engine.close();
+        }
     }
 }
