@@ -48,6 +48,17 @@ final class BenchCommand extends Subcommand {
                     + "cpu-seconds, for small batches")
     boolean batchCpu;
 
+    @Option(names = "--settle-jit", order = 23,
+            description = "before the trace, warm engine tree as the bridge's first open does and then let the JIT settle "
+                    + "(the engine options warmUpBatches=2000 and warmUpSettleMillis=30000, unless given): the timed "
+                    + "batches then run the code a long-running Resolver runs, where without it C2 may still compile "
+                    + "on another core through the timed part of a short trace (docs/latency.md)")
+    boolean settleJit;
+
+    /** {@link #settleJit}'s engine options, each unless given. */
+    static final java.util.Map<String, String> SETTLE_JIT_OPTIONS = java.util.Map.of("warmUpBatches", "2000",
+            "warmUpSettleMillis", "30000");
+
     @Override
     Path input() {
         return tracePath;
@@ -91,6 +102,15 @@ final class BenchCommand extends Subcommand {
         }
         var config = engine.config();
         EngineOptions.open(config).close(); // an unknown engine fails before the load, not after
+        if (settleJit) {
+            if (!"tree".equals(config.engine())) {
+                throw new UsageException("--settle-jit warms engine tree only, not " + config.engine());
+            }
+            var given = config;
+            var settled = config.toBuilder();
+            SETTLE_JIT_OPTIONS.forEach((name, value) -> settled.option(name, given.option(name, value)));
+            config = settled.build();
+        }
 
         long size = CaptureChain.storedBytes(tracePath);
         LoadedTrace trace;

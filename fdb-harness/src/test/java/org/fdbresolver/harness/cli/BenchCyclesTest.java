@@ -48,6 +48,21 @@ class BenchCyclesTest {
         assertNotEquals(null, without.value("latency-p99"), without::toString);
     }
 
+    /** {@code --settle-jit} warms throwaway engines first: the trace's decisions and history are the plain run's. */
+    @Test
+    void settlingTheJitDecidesTheSame() {
+        CliRun plain = CliRun.of("bench", trace.toString(), "--warmup", "3");
+        CliRun settled = CliRun.of("bench", trace.toString(), "--warmup", "3", "--settle-jit", "--engine-option",
+                "warmUpBatches=100", "--engine-option", "warmUpSettleMillis=1");
+        assertEquals(0, settled.code(), settled::toString);
+        for (String line : List.of("decision-hash", "conflicting-keys-hash", "history-bytes", "retained-version")) {
+            assertEquals(plain.value(line), settled.value(line), line);
+        }
+        CliRun reference = CliRun.of("bench", trace.toString(), "--settle-jit", "--engine", "reference");
+        assertEquals(2, reference.code(), reference::toString);
+        assertEquals("error: --settle-jit warms engine tree only, not reference", reference.err().strip());
+    }
+
     @Test
     void oneCycleIsThePlainRun() {
         CliRun plain = CliRun.of("bench", trace.toString(), "--warmup", "3");
