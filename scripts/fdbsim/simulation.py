@@ -273,6 +273,9 @@ class Simulator:
             "timeout_s": self.timeout_s, "wall_s": round(wall, 1), "fingerprint": self.fingerprint(run),
             "finished": datetime.datetime.now().isoformat(timespec="seconds"), "dir": os.path.relpath(directory, self.out),
             "commit": self.commit,
+            # Which fdbserver, as the fingerprint saw it: a later build whose runs are all redone says why at a glance
+            # (two builds from the same inputs once differed only in their size).
+            "fdbserver": self.fdbserver_identity,
             "bridge": os.path.basename(self.bridge.directory) if self.bridge and run.resolver not in ("stock", RECHECK) else None,
         })
         return result

@@ -382,6 +382,8 @@ class InvocationTest(unittest.TestCase):
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertEqual(len(self.results()), 6)
         self.assertEqual(len(self.calls_made()), 6)
+        # Each row names the fdbserver its fingerprint saw, the same for every run of one build.
+        self.assertEqual(len({row["fdbserver"] for row in self.results()}), 1, self.results())
         report = self.report()
         self.assertIn("tree: passed and reproduced stock's unseed in **3 of 3**", report)
         self.assertIn("| `tests/fast/Good.toml` | 3 | 3/3 | 3/3 | 3/3 |", report)
