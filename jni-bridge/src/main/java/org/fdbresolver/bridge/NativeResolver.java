@@ -15,6 +15,7 @@ import org.fdbresolver.api.InvalidBatchException;
 import org.fdbresolver.api.Phase;
 import org.fdbresolver.bridge.capture.Capture;
 import org.fdbresolver.bridge.capture.CaptureSettings;
+import org.fdbresolver.tree.TreeEngine;
 
 /**
  * The one class that native code calls (libfdbresolver, {@code fdbresolver.h}): {@link #open} makes a
@@ -152,13 +153,6 @@ public final class NativeResolver {
     }
 
     /**
-     * Synthetic batches the first open of engine {@code tree} runs through throwaway engines before the real one:
-     * measured on 200 batches of three transactions right after the JVM starts, the median batch 0.17 ms cold and
-     * 0.017–0.024 ms after 2,000 (the slowest 7–13 ms cold, 0.9–3.6 ms after), for 0.6–1.5 s more at the open on
-     * this loaded 2-core machine (docs/fdb-integration.md, "Threads and time").
-     */
-    static final int FIRST_OPEN_WARM_UP_BATCHES = 2_000;
-    /**
      * Synthetic batches the first open of engine {@code tree} then runs through the bridge's Java path
      * ({@link BridgeWarmUp}), which the engine's warm-up leaves cold.
      */
@@ -209,7 +203,7 @@ public final class NativeResolver {
             boolean warm = (engine == null || engine.equals("tree")) && (options == null || !options.contains("warmUpBatches="))
                     && ENGINE_WARMED.compareAndSet(false, true);
             if (warm) {
-                config.option("warmUpBatches", Integer.toString(FIRST_OPEN_WARM_UP_BATCHES));
+                config.option("warmUpBatches", Integer.toString(TreeEngine.FIRST_OPEN_WARM_UP_BATCHES));
                 if (options == null || !options.contains("warmUpSettleMillis=")) {
                     config.option("warmUpSettleMillis", Long.toString(FIRST_OPEN_SETTLE_MILLIS));
                 }

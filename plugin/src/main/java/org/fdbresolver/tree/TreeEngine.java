@@ -69,6 +69,14 @@ public final class TreeEngine implements ConflictEngine {
             READ_BATCHED_FROM_BYTES, WRITE_WAYS, THREADS, READS_PER_SLICE, ENDPOINTS_PER_SLICE, PARTITION_FROM_WRITES,
             WRITES_PER_PARTITION, DIRECT_SORT_ENDPOINTS, WARM_UP_BATCHES, DIRECT_BATCH_RANGES, DIRECT_BATCH_PAIRS,
             READ_BATCHED_FROM_READS, LEAF_PREFIX_MIN_GAIN, WARM_UP_SETTLE_MILLIS);
+    /**
+     * Synthetic batches the first open of engine {@code tree} runs through throwaway engines (the
+     * bridge's, and {@code bench --settle-jit}'s) before the real one:
+     * measured on 200 batches of three transactions right after the JVM starts, the median batch 0.17 ms cold and
+     * 0.017–0.024 ms after 2,000 (the slowest 7–13 ms cold, 0.9–3.6 ms after), for 0.6–1.5 s more at the open on
+     * this loaded 2-core machine (docs/fdb-integration.md, "Threads and time").
+     */
+    public static final int FIRST_OPEN_WARM_UP_BATCHES = 2_000;
     /** Below this budget a large batch's writes may not fit even into an empty history: warned at open. */
     static final long SMALL_BUDGET_BYTES = 1L << 20;
     /** Most leaf groups (reads) or leaves (writes) in flight at once. */

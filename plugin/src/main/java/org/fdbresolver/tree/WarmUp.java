@@ -46,14 +46,9 @@ final class WarmUp {
         long[] decided = new long[4];
         String[] batchedFrom = {"1000000000000", "0"};
         for (int path = 0; path < 2; path++) {
-            ConflictSetConfig.Builder b = config.toBuilder()
-                    .memoryBudgetBytes(Math.min(config.memoryBudgetBytes(), WARM_UP_BUDGETS[path]))
-                    .option(TreeEngine.WARM_UP_BATCHES, "0")
-                    .option(TreeEngine.WARM_UP_SETTLE_MILLIS, "0")
-                    .option(TreeEngine.READ_BATCHED_FROM_BYTES, batchedFrom[path]);
-            TreeEngine engine = new TreeEngine(b.build());
+            TreeEngine engine = throwaway(config, WARM_UP_BUDGETS[path], batchedFrom[path]);
             try {
-                new Driver(engine, config.maxKeyBytes(), decided).batches(batches / 2, FEW_LARGE);
+                new Driver(engine, config.maxKeyBytes(), decided, false).batches(batches / 2, FEW_LARGE);
             } finally {
                 engine.close();
             }
@@ -89,16 +84,8 @@ final class WarmUp {
         try {
             Driver[] drivers = new Driver[2];
             for (int e = 0; e < 2; e++) {
-                ConflictSetConfig.Builder b = config.toBuilder()
-                        .memoryBudgetBytes(Math.min(config.memoryBudgetBytes(), SETTLE_BUDGET))
-                        .option(TreeEngine.WARM_UP_BATCHES, "0")
-                        .option(TreeEngine.WARM_UP_SETTLE_MILLIS, "0");
-                if (batchedFrom[e] != null) {
-                    b.option(TreeEngine.READ_BATCHED_FROM_BYTES, batchedFrom[e]);
-                }
-                engines[e] = new TreeEngine(b.build());
-                drivers[e] = new Driver(engines[e], config.maxKeyBytes(), new long[4]);
-                drivers[e].varyLead = true;
+                engines[e] = throwaway(config, SETTLE_BUDGET, batchedFrom[e]);
+                drivers[e] = new Driver(engines[e], config.maxKeyBytes(), new long[4], true);
             }
             long start = System.nanoTime();
             long deadline = start + maxMillis * 1_000_000L;
@@ -129,6 +116,21 @@ final class WarmUp {
         }
     }
 
+    /**
+     * An engine of {@code config} for synthetic batches: its budget at most {@code budget}, no warm-up of its own, and
+     * the batched read path from {@code batchedFrom} bytes of history (null: as configured).
+     */
+    private static TreeEngine throwaway(ConflictSetConfig config, long budget, String batchedFrom) {
+        ConflictSetConfig.Builder b = config.toBuilder()
+                .memoryBudgetBytes(Math.min(config.memoryBudgetBytes(), budget))
+                .option(TreeEngine.WARM_UP_BATCHES, "0")
+                .option(TreeEngine.WARM_UP_SETTLE_MILLIS, "0");
+        if (batchedFrom != null) {
+            b.option(TreeEngine.READ_BATCHED_FROM_BYTES, batchedFrom);
+        }
+        return new TreeEngine(b.build());
+    }
+
     /** How often a batch is large, and how large: {@link #run}'s few (one in 50, 100 to 500 transactions). */
     private static final int[] FEW_LARGE = {50, 100, 400};
     /** {@link #settle}'s many: one in three, 200 to 2,000. */
@@ -155,12 +157,13 @@ final class WarmUp {
          * Whether written keys start with one of several bytes, not {@link #LEAD} alone: the tree and the batches then
          * have no shared prefix, as a Resolver's keys (system keys beside the application's) usually do not.
          */
-        boolean varyLead;
+        private final boolean varyLead;
 
-        Driver(TreeEngine engine, int maxKeyBytes, long[] decided) {
+        Driver(TreeEngine engine, int maxKeyBytes, long[] decided, boolean varyLead) {
             this.engine = engine;
             this.maxKeyBytes = maxKeyBytes;
             this.decided = decided;
+            this.varyLead = varyLead;
         }
 
         /** {@code count} batches; {@code large}: one in {@code large[0]} has {@code large[1]} + up to {@code large[2]} transactions. */

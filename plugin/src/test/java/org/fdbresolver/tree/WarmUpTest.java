@@ -106,8 +106,7 @@ class WarmUpTest {
                 .build());
         try {
             long[] decided = new long[4];
-            WarmUp.Driver driver = new WarmUp.Driver(engine, Integer.MAX_VALUE, decided);
-            driver.varyLead = true;
+            WarmUp.Driver driver = new WarmUp.Driver(engine, Integer.MAX_VALUE, decided, true);
             driver.batches(WarmUp.SETTLE_ROUND_BATCHES, WarmUp.MANY_LARGE);
             assertTrue(engine.tree().partitionedBatches() > 0, "no batch was applied by partitions");
             assertTrue(decided[0] > 0 && decided[1] > 0, "commits and conflicts: " + Arrays.toString(decided));

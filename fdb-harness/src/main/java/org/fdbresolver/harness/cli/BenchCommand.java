@@ -12,6 +12,7 @@ import org.fdbresolver.harness.trace.CaptureChain;
 import org.fdbresolver.harness.trace.DecisionHasher;
 import org.fdbresolver.harness.trace.Hashes;
 import org.fdbresolver.harness.trace.LoadedTrace;
+import org.fdbresolver.tree.TreeEngine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -56,8 +57,8 @@ final class BenchCommand extends Subcommand {
     boolean settleJit;
 
     /** {@link #settleJit}'s engine options, each unless given. */
-    static final java.util.Map<String, String> SETTLE_JIT_OPTIONS = java.util.Map.of("warmUpBatches", "2000",
-            "warmUpSettleMillis", "30000");
+    static final java.util.Map<String, String> SETTLE_JIT_OPTIONS = java.util.Map.of(TreeEngine.WARM_UP_BATCHES,
+            Integer.toString(TreeEngine.FIRST_OPEN_WARM_UP_BATCHES), TreeEngine.WARM_UP_SETTLE_MILLIS, "30000");
 
     @Override
     Path input() {
