@@ -49,6 +49,7 @@
  *   FDBRESOLVER_1.1  fdbr_engine_name, fdbr_open_text, fdbr_get_batch_stats
  *   FDBRESOLVER_1.2  fdbr_get_counters, fdbr_take_warnings
  *   FDBRESOLVER_1.3  fdbr_await_closes
+ *   FDBRESOLVER_1.4  fdbr_host_memory_room
  */
 #ifndef FDBRESOLVER_H
 #define FDBRESOLVER_H
@@ -278,6 +279,15 @@ FDBR_API fdbr_status fdbr_get_stats(fdbr_resolver* resolver, fdbr_stats* out);
  * handle. Makes no call into the JVM. Since FDBRESOLVER_1.1 (see "ABI versions" above).
  */
 FDBR_API const char* fdbr_engine_name(const fdbr_resolver* resolver);
+
+/**
+ * What the host may still hold beside this process's JVM inside process_memory_limit, as the open admitted it:
+ * the limit less host_memory_reserve and the most the JVM may take (its heap limit and the allowance beside it:
+ * metaspace, code cache, the collector's structures, thread stacks); never negative, since an open that does not fit
+ * is refused. -1 when the open was given no process_memory_limit, and for a NULL handle. fdbserver's hook checks its
+ * skip list's bytes against it at every batch. Makes no call into the JVM. Since FDBRESOLVER_1.4.
+ */
+FDBR_API int64_t fdbr_host_memory_room(const fdbr_resolver* resolver);
 
 /** Reads the resolver's decisions by kind, TOO_OLD answers by cause and its last batch's figures. */
 FDBR_API fdbr_status fdbr_get_batch_stats(fdbr_resolver* resolver, fdbr_batch_stats* out);

@@ -86,13 +86,14 @@ struct Library {
     decltype(&fdbr_get_batch_stats) getBatchStats;
     decltype(&fdbr_get_counters) getCounters;
     decltype(&fdbr_take_warnings) takeWarnings;
+    decltype(&fdbr_host_memory_room) hostMemoryRoom;
 
     /** The functions linked into this program (needs -lfdbresolver at link time). */
     static const Library& linked() {
         static const Library library{&fdbr_config_init, &fdbr_open, &fdbr_open_text, &fdbr_close, &fdbr_resolve,
                                      &fdbr_clear, &fdbr_get_stats, &fdbr_last_error, &fdbr_status_name,
                                      &fdbr_engine_name, &fdbr_get_batch_stats, &fdbr_get_counters,
-                                     &fdbr_take_warnings};
+                                     &fdbr_take_warnings, &fdbr_host_memory_room};
         return library;
     }
 
@@ -129,7 +130,8 @@ struct Library {
                         symbol(handle, "fdbr_engine_name", &library->engineName, path, error) &&
                         symbol(handle, "fdbr_get_batch_stats", &library->getBatchStats, path, error) &&
                         symbol(handle, "fdbr_get_counters", &library->getCounters, path, error) &&
-                        symbol(handle, "fdbr_take_warnings", &library->takeWarnings, path, error);
+                        symbol(handle, "fdbr_take_warnings", &library->takeWarnings, path, error) &&
+                        symbol(handle, "fdbr_host_memory_room", &library->hostMemoryRoom, path, error);
         if (!complete) {
             delete library;
             return nullptr;  // the handle stays open: dlclose of a library that may have started a JVM is unsafe
@@ -331,6 +333,14 @@ inline Counters getCounters(ConflictSet* cs) {
     Counters c{};
     check(cs, cs->library->getCounters(cs->resolver, &c.stats, &c.batch, &c.memory));
     return c;
+}
+
+/**
+ * What the host may hold beside the JVM inside process_memory_limit less host_memory_reserve (fdbr_host_memory_room);
+ * -1 without a limit. No call into the JVM.
+ */
+inline int64_t hostMemoryRoom(ConflictSet* cs) {
+    return cs->library->hostMemoryRoom(cs->resolver);
 }
 
 /** The warnings waiting for the host, one per line, taken (fdbr_take_warnings); "" when none. */

@@ -89,6 +89,16 @@ class FaultCase:
     class_path: str = None  # a class path instead of the bridge's (a wrong one)
 
 
+# A room of 64 KiB beside the simulation's JVM for the skip list (issue 32, item 7): process_memory_limit less
+# host_memory_reserve less what the JVM may take — its heap limit (PLUGIN_JVM's -Xmx2g under the Serial collector
+# reports 2,075,918,336 bytes) and the bridge's allowance beside it (192 MiB and a sixteenth of the heap; HeapPlan).
+# The skip list passes it within a few seconds of a Cycle run, and the hook must then step the plugin aside.
+SIM_JVM_MAX_HEAP = 2_075_918_336
+SIM_SKIP_LIST_ROOM = 64 << 10
+SIM_PROCESS_MEMORY_LIMIT = 3 << 30
+SIM_ROOM_SETTINGS = (f"process_memory_limit={SIM_PROCESS_MEMORY_LIMIT};host_memory_reserve="
+                     f"{SIM_PROCESS_MEMORY_LIMIT - SIM_SKIP_LIST_ROOM - (SIM_JVM_MAX_HEAP + (192 << 20) + SIM_JVM_MAX_HEAP // 16)}")
+
 # The test-faulty engine (jni-bridge's test classes) fails from its 20th batch on, every batch, in each Resolver: well
 # after the cluster came up, and again in every Resolver that recoveries recruit.
 FAULTY = "engine=test-faulty;engine_option=after=20;engine_option=every=1;engine_option=fault="
@@ -127,6 +137,14 @@ FAULTS = {
                                            "mode=guarded;engine=tree;capture=capture;capture_queue_bytes=4m;"
                                            "capture_segment_bytes=64k;capture_max_bytes=128k;"
                                            "capture_folder_max_bytes=256k", "Warning"),
+    "fault-skip-list-room": FaultCase("the skip list outgrows the process's room beside the JVM (64 KiB), guarded: "
+                                      "the plugin steps aside before the process would pass --memory, and the skip "
+                                      "list goes on alone", "mode=guarded;engine=tree;" + SIM_ROOM_SETTINGS, "Fallback"),
+    "fault-skip-list-room-shadow": FaultCase("the same in shadow mode", "mode=shadow;engine=tree;" + SIM_ROOM_SETTINGS,
+                                             "Fallback"),
+    "fault-skip-list-room-plugin": FaultCase("the same room in plugin mode, where the skip list holds only the system "
+                                             "keys (the metadata guard)", "mode=plugin;engine=tree;" + SIM_ROOM_SETTINGS,
+                                             "Fallback"),
     "fault-no-library": FaultCase("the plugin's library is missing", "mode=plugin;engine=tree", "OpenFailed",
                                   library="/nonexistent/libfdbresolver.so"),
     "fault-bad-class-path": FaultCase("the plugin's class path holds no engine", "mode=plugin;engine=tree", "OpenFailed",

@@ -889,6 +889,14 @@ void heapIsCheckedAtOpen() {
     more = fdbresolver::newConflictSet(fdbresolver::Library::linked(),
         "engine=tree;memory_budget=16m;process_memory_limit=2g;host_memory_reserve=512m", &error);
     expect(more != nullptr, "a 264 MiB heap within 2 GiB less 512 MiB: " + error);
+    // The room left beside the JVM (fdbserver's skip list's): the limit less the reserve, the heap limit and the
+    // allowance beside it (192 MiB and a sixteenth of the heap); -1 without a limit.
+    const int64_t maxHeap = c.memory.jvm_max_heap_bytes;
+    const int64_t room = (int64_t(2) << 30) - (int64_t(512) << 20) - (maxHeap + (int64_t(192) << 20) + maxHeap / 16);
+    expect(fdbresolver::hostMemoryRoom(more) == room,
+           "room " + std::to_string(fdbresolver::hostMemoryRoom(more)) + ", expected " + std::to_string(room));
+    expect(fdbresolver::hostMemoryRoom(cs) == -1, "no limit, no room: " + std::to_string(fdbresolver::hostMemoryRoom(cs)));
+    expect(fdbr_host_memory_room(nullptr) == -1, "fdbr_host_memory_room(NULL) is -1");
     fdbresolver::destroyConflictSet(more);
     fdbresolver::destroyConflictSet(cs);
     // Closed resolvers give their share back: the 1 GiB budget still does not fit, a 128 MiB one does now.

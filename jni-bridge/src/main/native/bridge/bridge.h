@@ -56,6 +56,7 @@ struct Jvm {
     jmethodID stats = nullptr;
     jmethodID close = nullptr;
     jmethodID engineName = nullptr;
+    jmethodID hostMemoryRoom = nullptr;
     jmethodID takeWarnings = nullptr;
     jmethodID awaitCloses = nullptr;  // static
     /**
@@ -187,6 +188,7 @@ struct fdbr_resolver {
     fdbresolver_bridge::BridgeProfile profile;
     int64_t resolveNanos = 0;
     std::string engineName;  // set once by fdbr_open; fdbr_engine_name hands it out
+    int64_t hostMemoryRoom = -1;  // set once by fdbr_open; fdbr_host_memory_room hands it out
     std::string nativeWarnings;  // the library's own warnings for fdbr_take_warnings, one per line
     std::string warnings;        // what fdbr_take_warnings last handed out
     char message[fdbresolver_bridge::kMessageCapacity];

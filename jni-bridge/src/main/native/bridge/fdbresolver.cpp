@@ -123,12 +123,18 @@ fdbr_status openResolver(const fdbr_config* config, const OpenExtras& extras, fd
             delete r;
             return fail(FDBR_JVM_ERROR, "fdbr_open: NewGlobalRef failed " + message);
         }
-        if (!javaEngineName(env, r->java, &r->engineName, &message)) {
+        bool named = javaEngineName(env, r->java, &r->engineName, &message);
+        if (named) {
+            r->hostMemoryRoom = env->CallLongMethod(r->java, g_jvm.hostMemoryRoom);
+        }
+        if (!named || takeException(env, &message)) {
+            std::string why = message;
             env->CallIntMethod(r->java, g_jvm.close, reinterpret_cast<jlong>(r->message), static_cast<jint>(kMessageCapacity));
             takeException(env, &message);
             env->DeleteGlobalRef(r->java);
             delete r;
-            return fail(FDBR_ENGINE_ERROR, "fdbr_open: cannot read the engine's name: " + message);
+            return fail(FDBR_ENGINE_ERROR, std::string("fdbr_open: cannot read the engine's ") +
+                                               (named ? "host memory room: " : "name: ") + why);
         }
         prepareForBatches(env, r);
         *out = r;
@@ -234,6 +240,10 @@ FDBR_API fdbr_status fdbr_clear(fdbr_resolver* r, int64_t version) {
     jint javaStatus = env->CallIntMethod(r->java, g_jvm.clear, static_cast<jlong>(version),
                                          reinterpret_cast<jlong>(r->message), static_cast<jint>(kMessageCapacity));
     return finishCall(env, r, javaStatus, "fdbr_clear");
+}
+
+FDBR_API int64_t fdbr_host_memory_room(const fdbr_resolver* r) {
+    return r == nullptr ? -1 : r->hostMemoryRoom;
 }
 
 FDBR_API const char* fdbr_engine_name(const fdbr_resolver* r) {

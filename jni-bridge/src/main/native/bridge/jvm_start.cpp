@@ -295,6 +295,7 @@ fdbr_status startJvm(const fdbr_config* config, const OpenExtras& extras) {
         (status = lookUpMethod(env, cls, false, "stats", "(JJI)I", &g_jvm.stats)) != FDBR_OK ||
         (status = lookUpMethod(env, cls, false, "close", "(JI)I", &g_jvm.close)) != FDBR_OK ||
         (status = lookUpMethod(env, cls, false, "engineName", "()Ljava/lang/String;", &g_jvm.engineName)) != FDBR_OK ||
+        (status = lookUpMethod(env, cls, false, "hostMemoryRoom", "()J", &g_jvm.hostMemoryRoom)) != FDBR_OK ||
         (status = lookUpMethod(env, cls, false, "takeWarnings", "(JI)I", &g_jvm.takeWarnings)) != FDBR_OK ||
         (status = lookUpMethod(env, cls, true, "awaitCloses", "(J)I", &g_jvm.awaitCloses)) != FDBR_OK) {
         env->DeleteGlobalRef(cls);

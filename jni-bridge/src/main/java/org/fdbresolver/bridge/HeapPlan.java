@@ -28,7 +28,10 @@ final class HeapPlan {
      * cluster tests (docs/fdb-integration.md, "Memory").
      */
     static final long NON_HEAP_BASE_BYTES = 192L << 20;
-    /** What fdbserver keeps for itself inside its {@code --memory}: the role, its buffers, the skip list beside us. */
+    /**
+     * What fdbserver keeps for itself inside its {@code --memory}: the role and its buffers. Not the skip list, whose
+     * bytes fdbserver's hook counts against the room left beside the JVM ({@link #hostRoom}) at every batch.
+     */
     static final long DEFAULT_HOST_RESERVE_BYTES = 1L << 30;
 
     /**
@@ -116,6 +119,22 @@ final class HeapPlan {
         }
         openNeed += need;
         openCount++;
+    }
+
+    /**
+     * What the host may still hold beside this JVM inside its memory limit: {@code hostLimit} less
+     * {@code hostReserve} and the most the JVM may take (its heap limit and the allowance beside it), as
+     * {@link #admit} checked it; -1 when there is no limit ({@code hostLimit} 0). fdbserver's hook gives this room
+     * to its skip list, which in shadow and guarded mode holds FoundationDB's whole window beside the plugin: its
+     * nodes' bytes are checked against it at every batch, and the plugin steps aside (its heap given back) before
+     * the skip list would push the process past {@code --memory}.
+     */
+    static long hostRoom(long hostLimit, long hostReserve) {
+        if (hostLimit <= 0) {
+            return -1;
+        }
+        long maxHeap = Runtime.getRuntime().maxMemory();
+        return Math.max(0, hostLimit - hostReserve - (maxHeap + nonHeapAllowance(maxHeap)));
     }
 
     /**

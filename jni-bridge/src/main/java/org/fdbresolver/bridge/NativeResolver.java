@@ -123,6 +123,8 @@ public final class NativeResolver {
     private Object[] warningSlot;
     /** Records every batch decided ({@code capture=PATH}), or null. */
     private Capture capture;
+    /** {@link #hostMemoryRoom()}: set by the open, once. */
+    private long hostMemoryRoom = -1;
     /** Set by {@link #close}: warnings from then on go to the next resolver opened. */
     private volatile boolean closed;
     /** How a capture is opened: {@link Capture#open}; tests put in a slow writer. */
@@ -232,6 +234,7 @@ public final class NativeResolver {
                 throw e;
             }
             NativeResolver resolver = new NativeResolver(cs, need);
+            resolver.hostMemoryRoom = HeapPlan.hostRoom(bridge.processMemoryLimit(), bridge.hostMemoryReserve());
             if (captureSettings != null) {
                 try {
                     resolver.capture = captureOpener.open(captureSettings, cs.engineName(), resolver::warn);
@@ -447,6 +450,15 @@ public final class NativeResolver {
     /** The name of the engine this resolver runs, the default engine's when none was asked for. */
     String engineName() {
         return engineName;
+    }
+
+    /**
+     * What the host may hold beside this JVM inside process_memory_limit less host_memory_reserve, as this open
+     * admitted it ({@link HeapPlan#hostRoom}); -1 without a limit. Read once by the native open
+     * ({@code fdbr_host_memory_room}).
+     */
+    long hostMemoryRoom() {
+        return hostMemoryRoom;
     }
 
     private synchronized long pendingWarnings() {

@@ -89,6 +89,19 @@ class HeapPlanTest {
         }
     }
 
+    /**
+     * The room beside the JVM that fdbserver's skip list gets (issue 32, item 7): the limit less the reserve and the
+     * most the JVM may take, as the admission counts it; none without a limit, never below zero.
+     */
+    @Test
+    void theHostsRoomIsWhatTheAdmissionLeaves() {
+        long maxHeap = Runtime.getRuntime().maxMemory();
+        long jvm = maxHeap + HeapPlan.nonHeapAllowance(maxHeap);
+        assertEquals(-1, HeapPlan.hostRoom(0, HeapPlan.DEFAULT_HOST_RESERVE_BYTES));
+        assertEquals(100L << 20, HeapPlan.hostRoom(jvm + (1L << 30) + (100L << 20), 1L << 30));
+        assertEquals(0, HeapPlan.hostRoom(jvm, 1L << 30));
+    }
+
     @Test
     void bridgeSettingsAreReadAsTheNativeSideWritesThem() {
         assertEquals(new BridgeSettings(8L << 30, 1L << 29, null), BridgeSettings.parse("process_memory_limit=8589934592\nhost_memory_reserve=536870912"));

@@ -66,7 +66,7 @@ class NativeBridgeTest {
                 "fdbr_engine_name@@FDBRESOLVER_1.1", "fdbr_open_text@@FDBRESOLVER_1.1",
                 "fdbr_get_batch_stats@@FDBRESOLVER_1.1",
                 "fdbr_get_counters@@FDBRESOLVER_1.2", "fdbr_take_warnings@@FDBRESOLVER_1.2",
-                "fdbr_await_closes@@FDBRESOLVER_1.3")), symbols, out);
+                "fdbr_await_closes@@FDBRESOLVER_1.3", "fdbr_host_memory_room@@FDBRESOLVER_1.4")), symbols, out);
     }
 
     /**
