@@ -145,6 +145,11 @@ FAULTS = {
     "fault-skip-list-room-plugin": FaultCase("the same room in plugin mode, where the skip list holds only the system "
                                              "keys (the metadata guard)", "mode=plugin;engine=tree;" + SIM_ROOM_SETTINGS,
                                              "Fallback"),
+    "fault-close-slow-capture": FaultCase("the plugin throws from its 20th batch, deciding alone, while its capture's "
+                                          "writer is 20 ms a record behind (a slow disk): the fallback's close must "
+                                          "return at once (the event's CloseSeconds), the writer finishing behind it",
+                                          "mode=plugin;" + FAULTY + "throw;engine_option=capture_delay_millis=20;"
+                                          "capture=capture;capture_queue_bytes=4m", "Fallback"),
     "fault-no-library": FaultCase("the plugin's library is missing", "mode=plugin;engine=tree", "OpenFailed",
                                   library="/nonexistent/libfdbresolver.so"),
     "fault-bad-class-path": FaultCase("the plugin's class path holds no engine", "mode=plugin;engine=tree", "OpenFailed",

@@ -29,6 +29,9 @@ import org.fdbresolver.engine.Engines;
  * <li>{@code no-conflicting-reads}: the batch is decided, then a reporting transaction with reads that committed is
  * answered CONFLICT with no conflicting reads (FoundationDB's commit proxy asserts on that and kills itself).</li>
  * </ul>
+ * With option {@code capture_delay_millis} set, every capture the bridge opens from then on in this JVM writes each
+ * record that many milliseconds late ({@link org.fdbresolver.bridge.SlowCaptures}): the fault then also closes the
+ * plugin while its capture's writer is behind (issue 32, "a close during a slow capture").
  * Issue 15's fault injection: FoundationDB's Resolver hook must turn each into a fallback to its skip list,
  * never a recovery and never a wrong COMMIT sent (in guarded mode for the wrong answer).
  */
@@ -37,6 +40,7 @@ public final class FaultyEngineFactory implements EngineFactory {
     public static final String EVERY = "every";
     public static final String AFTER = "after";
     public static final String TRIGGER = "trigger";
+    public static final String CAPTURE_DELAY_MILLIS = "capture_delay_millis";
 
     /** What the {@code oom} fault holds while it runs the heap out. */
     static final List<long[]> BALLAST = new ArrayList<>();
@@ -63,10 +67,14 @@ public final class FaultyEngineFactory implements EngineFactory {
         long every = Long.parseLong(options.getOrDefault(EVERY, "1"));
         long after = Long.parseLong(options.getOrDefault(AFTER, "0"));
         byte[] trigger = options.containsKey(TRIGGER) ? options.get(TRIGGER).getBytes(java.nio.charset.StandardCharsets.UTF_8) : null;
+        if (options.containsKey(CAPTURE_DELAY_MILLIS)) {
+            // The engine is made before the open starts its capture, so the capture this open starts is slow too.
+            org.fdbresolver.bridge.SlowCaptures.install(Long.parseLong(options.get(CAPTURE_DELAY_MILLIS)));
+        }
         ConflictSetConfig.Builder tree = ConflictSetConfig.builder().engine("tree").memoryBudgetBytes(config.memoryBudgetBytes())
                 .maxKeyBytes(config.maxKeyBytes());
         options.forEach((name, value) -> {
-            if (!List.of(FAULT, EVERY, AFTER, TRIGGER).contains(name)) {
+            if (!List.of(FAULT, EVERY, AFTER, TRIGGER, CAPTURE_DELAY_MILLIS).contains(name)) {
                 tree.option(name, value);
             }
         });
