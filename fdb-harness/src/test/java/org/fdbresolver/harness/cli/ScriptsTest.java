@@ -101,7 +101,7 @@ class ScriptsTest {
         LauncherScriptTest.Result failed = bash(runner, Map.of("FDBRESOLVER_FDB_CACHE", cache.toString(),
                 "FDB_SOURCE", dir.resolve("fdb").toString()));
         assertEquals(1, failed.code(), failed::toString);
-        assertTrue(failed.err().contains("error: patch 0003's ConflictSet.cpp part does not apply to"), failed::toString);
+        assertTrue(failed.err().contains("error: patch 0002's ConflictSet.cpp and ConflictSet.h parts do not apply to"), failed::toString);
         assertTrue(failed.err().endsWith("test: scripts/build-skiplist failed (exit 2) although FoundationDB's source is here\n"),
                 failed::toString);
     }
