@@ -87,6 +87,7 @@ class FaultCase:
     allowed_errors: tuple = ()
     library: str = None  # a library path instead of the bridge's (a missing one)
     class_path: str = None  # a class path instead of the bridge's (a wrong one)
+    env: tuple = ()  # (name, value) pairs set in fdbserver's environment
 
 
 # A room of 64 KiB beside the simulation's JVM for the skip list (issue 32, item 7): process_memory_limit less
@@ -130,6 +131,13 @@ FAULTS = {
     "fault-jvm-xms": FaultCase("the JVM's options would make HotSpot exit at start (-Xms above -Xmx): refused before "
                                "the JVM starts, the skip list decides", "mode=plugin;engine=tree;jvm_option=-Xms3g",
                                "OpenFailed"),
+    "fault-jvm-environment-xms": FaultCase("the environment's _JAVA_OPTIONS=-Xms3g, above the simulation's -Xmx2g (HotSpot "
+                                           "would exit at start): refused before the JVM starts, the skip list decides",
+                                           "mode=plugin;engine=tree", "OpenFailed", env=(("_JAVA_OPTIONS", "-Xms3g"),)),
+    "fault-jvm-trial-start": FaultCase("options only a start can refuse (two collectors: -XX:+UseG1GC beside the "
+                                       "simulation's Serial one): the trial start in a child process fails, the JVM "
+                                       "never starts in fdbserver, the skip list decides",
+                                       "mode=plugin;engine=tree;jvm_option=-XX:+UseG1GC", "OpenFailed"),
     "fault-jvm-exit-option": FaultCase("a JVM option that ends the process on purpose (-XX:+ExitOnOutOfMemoryError): "
                                        "refused, the skip list decides",
                                        "mode=plugin;engine=tree;jvm_option=-XX:+ExitOnOutOfMemoryError", "OpenFailed"),

@@ -227,8 +227,11 @@ class Simulator:
         # libjsig chains fdbserver's own signal handlers behind the JVM's (docs/fdb-integration.md); every run
         # has it, so that stock and plugin runs differ only in the knobs.
         env["LD_PRELOAD"] = os.path.join(self.java_home, "lib", "libjsig.so")
+        fault = FAULTS.get(run.resolver)
+        fault_env = dict(fault.env) if fault else {}
+        env.update(fault_env)
         with open(os.path.join(directory, "command.txt"), "w") as f:
-            f.write(" ".join(shell_quote(c) for c in cmd) + "\n")
+            f.write(" ".join([f"{k}={shell_quote(v)}" for k, v in fault_env.items()] + [shell_quote(c) for c in cmd]) + "\n")
         started = time.monotonic()
         timed_out = False
         with open(os.path.join(directory, "stdout.txt"), "wb") as stdout, \
