@@ -67,6 +67,11 @@ final class HeapPlan {
         return NON_HEAP_BASE_BYTES + maxHeap / 16;
     }
 
+    /** The most a JVM with a heap limit of {@code maxHeap} bytes may take from the host: the heap and the allowance. */
+    static long jvmFootprint(long maxHeap) {
+        return maxHeap + nonHeapAllowance(maxHeap);
+    }
+
     /**
      * The heap a JVM started for one resolver with this budget should get when no {@code -Xmx} was given: its
      * history bound, working memory and the runtime's, rounded up to a MiB. The native side starts the JVM with
@@ -109,7 +114,7 @@ final class HeapPlan {
                     + "open in a process sets, or lower memory_budget)");
         }
         if (hostLimit > 0) {
-            long footprint = maxHeap + nonHeapAllowance(maxHeap);
+            long footprint = jvmFootprint(maxHeap);
             if (footprint > hostLimit - hostReserve) {
                 throw new IllegalArgumentException("the JVM may take " + mib(footprint) + " (heap " + mib(maxHeap)
                         + " and " + mib(nonHeapAllowance(maxHeap)) + " beside it), over the host's memory limit of "
@@ -134,7 +139,7 @@ final class HeapPlan {
             return -1;
         }
         long maxHeap = Runtime.getRuntime().maxMemory();
-        return Math.max(0, hostLimit - hostReserve - (maxHeap + nonHeapAllowance(maxHeap)));
+        return Math.max(0, hostLimit - hostReserve - jvmFootprint(maxHeap));
     }
 
     /**
