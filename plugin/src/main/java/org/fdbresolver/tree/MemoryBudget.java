@@ -51,6 +51,8 @@ final class MemoryBudget {
     private boolean dropBatchWrites;
     private long evictions;
     private long forgottenBatches;
+    /** Whether its warnings are logged: not for the warm-up's throwaway engines ({@link WarmUp}), whose budgets bind by design. */
+    boolean warns = true;
 
     /** The history above {@code budget - budget / HEADROOM_PARTS} raises the boundary ahead of need. */
     static final int HEADROOM_PARTS = 16;
@@ -234,7 +236,7 @@ final class MemoryBudget {
         dropBatchWrites = true;
         versions.retain(now + 1);
         forgottenBatches++;
-        if (Long.bitCount(forgottenBatches) == 1) {
+        if (warns && Long.bitCount(forgottenBatches) == 1) {
             LOG.log(System.Logger.Level.WARNING, "memory budget of {0} bytes cannot hold the writes of the batch at "
                     + "version {1} ({2} nodes of {3} bytes and {4} key bytes for one step): all history was forgotten "
                     + "and every reader below version {5} is TOO_OLD ({6} such batches so far); raise the budget",

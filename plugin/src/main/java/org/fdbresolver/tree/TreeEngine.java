@@ -91,6 +91,15 @@ public final class TreeEngine implements ConflictEngine {
     private final BatchWorkers workers;
 
     public TreeEngine(ConflictSetConfig config) {
+        this(config, true);
+    }
+
+    /**
+     * @param warns whether the engine logs its warnings (a small budget, a batch the budget cannot hold); the
+     *        warm-up's throwaway engines ({@link WarmUp}) do not: their budgets are small and bind by design, and their
+     *        warnings would read as the opened engine's
+     */
+    TreeEngine(ConflictSetConfig config, boolean warns) {
         EngineFactory.checkOptions(config, NAME, OPTIONS);
         int nodeBytes = intOption(config, NODE_BYTES, DEFAULT_NODE_BYTES, HistoryTree.MAX_NODE_BYTES);
         int keyBlockBytes = intOption(config, KEY_BLOCK_BYTES, DEFAULT_KEY_BLOCK_BYTES);
@@ -143,6 +152,10 @@ public final class TreeEngine implements ConflictEngine {
         // They are usually empty and read one by one, by the single path.
         this.uncertain = history(() -> new HistoryTree(nodeBytes, keyBlockBytes, budget, reservation,
                 HistoryTree.ReadPath.SINGLE, 1, false, 0, 0));
+        if (!warns) {
+            tree.silence();
+            uncertain.silence();
+        }
         tree.batchedFromReads(batchedFromReads);
         tree.leafPrefixMinGain(leafPrefixMinGain);
         uncertain.leafPrefixMinGain(leafPrefixMinGain);
@@ -160,7 +173,7 @@ public final class TreeEngine implements ConflictEngine {
         // Every thread count applies large batches by partitions, so that the tree does not depend on it.
         tree.usePartitions(partitionFromWrites, workers, writesPerPartition);
         // Warned only once the budget is known to be usable: a budget refused above gets its error alone.
-        if (budget < SMALL_BUDGET_BYTES) {
+        if (warns && budget < SMALL_BUDGET_BYTES) {
             LOG.log(System.Logger.Level.WARNING, "memory budget of {0} bytes is below {1}: a batch whose writes do not "
                     + "fit even with all older history dropped makes the engine forget all history (every older reader "
                     + "TOO_OLD; counted in stats as forgottenBatches)", budget, SMALL_BUDGET_BYTES);

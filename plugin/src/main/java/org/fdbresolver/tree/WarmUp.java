@@ -128,7 +128,7 @@ final class WarmUp {
         if (batchedFrom != null) {
             b.option(TreeEngine.READ_BATCHED_FROM_BYTES, batchedFrom);
         }
-        return new TreeEngine(b.build());
+        return new TreeEngine(b.build(), false);
     }
 
     /** How often a batch is large, and how large: {@link #run}'s few (one in 50, 100 to 500 transactions). */

@@ -7,6 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.fdbresolver.api.BatchResult;
 import org.fdbresolver.api.ConflictBatch;
 import org.fdbresolver.api.ConflictSet;
@@ -50,6 +54,45 @@ class WarmUpTest {
             } finally {
                 sets.forEach(ConflictSet::close);
             }
+        }
+    }
+
+    /**
+     * The warm-up's throwaway engines log no warning: their budgets (128 and 512 KiB) are below the 1 MiB an engine warns
+     * about and bind by design (forgetting all history now and then), and a host would show those warnings as the
+     * opened engine's (`bench --settle-jit` printed five of them). An engine opened with such a budget still warns.
+     */
+    @Test
+    void theWarmUpsThrowawayEnginesLogNoWarning() {
+        Logger engines = Logger.getLogger("org.fdbresolver");
+        List<String> warnings = new ArrayList<>();
+        Handler capture = new Handler() {
+            @Override
+            public void publish(LogRecord r) {
+                if (r.getLevel().intValue() >= Level.WARNING.intValue()) {
+                    warnings.add(r.getMessage());
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        engines.addHandler(capture);
+        try {
+            long[] decided = WarmUp.run(ConflictSetConfig.builder().engine("tree").build(), 2000);
+            assertTrue(decided[3] > 0, "the warm-up's budget never bound: " + Arrays.toString(decided));
+            WarmUp.settle(ConflictSetConfig.builder().engine("tree").build(), 1);
+            assertEquals(List.of(), warnings, "warnings of the warm-up's engines");
+            new TreeEngine(ConflictSetConfig.builder().engine("tree").memoryBudgetBytes(WarmUp.WARM_UP_BUDGETS[0]).build())
+                    .close();
+            assertEquals(1, warnings.size(), "an engine opened with a small budget warns: " + warnings);
+        } finally {
+            engines.removeHandler(capture);
         }
     }
 
