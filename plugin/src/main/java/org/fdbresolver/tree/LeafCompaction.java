@@ -36,6 +36,16 @@ abstract class LeafCompaction {
     /** Releases the key reference of an entry compaction removed. */
     abstract void release(int ref);
 
+    /** Releases {@code refs[0, count)} in order; a compaction of one leaf hands its removed entries' references over together. */
+    void releaseAll(int[] refs, int count) {
+        for (int i = 0; i < count; i++) {
+            release(refs[i]);
+        }
+    }
+
+    /** The references of the entries one compaction removes (a leaf's worth at most; grows once to the leaf capacity). */
+    private int[] removed = new int[0];
+
     /** Compacts {@code leaf} of {@code s}, versions below {@code expiredBelow} expired; returns its new count. */
     final int compact(NodeStore s, int leaf, int expiredBelow) {
         int c = leaf >>> CHUNK_SHIFT;
@@ -55,13 +65,18 @@ abstract class LeafCompaction {
         int shift = censusShift;
         int top = counts == null ? 0 : counts.length - 1;
         int oldest = censusOldest;
+        if (removed.length < n) {
+            removed = new int[s.leafCap];
+        }
+        int[] rm = removed;
+        int gone = 0;
         for (int j = 0; j < n; j++) {
             int v = lv[base + j];
             if (v < expiredBelow) {
                 v = GAP;
             }
             if (k && v == p) {
-                release(lr[base + j]);
+                rm[gone++] = lr[base + j];
                 continue;
             }
             lk[base + out] = lk[base + j];
@@ -78,6 +93,9 @@ abstract class LeafCompaction {
                 counts[d <= 0 ? 0 : Math.min(top, d >>> shift)]++;
                 oldest = Math.min(oldest, v);
             }
+        }
+        if (gone > 0) {
+            releaseAll(rm, gone);
         }
         censusOldest = oldest;
         visited += n;

@@ -229,9 +229,7 @@ final class ParentSweep implements BatchWorkers.Task {
             for (int i = 0; i < gr.gone; i++) {
                 s.freeLeaf(gr.goneLeaf[i]);
             }
-            for (int i = 0; i < gr.releases; i++) {
-                s.releaseRef(gr.released[i]);
-            }
+            s.arena.releaseAll(gr.released, 0, gr.releases);
             // The groups' census counts and work add up in any order: the pass's census is the same for any grouping.
             reclaimer.visited += gr.visited;
             if (gr.census != null) {

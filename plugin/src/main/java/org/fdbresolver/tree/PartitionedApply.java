@@ -397,9 +397,7 @@ final class PartitionedApply implements BatchWorkers.Task {
         installSplits();
         for (int p = 0; p < partCount; p++) {
             PartitionWriter pw = parts[p];
-            for (int i = 0; i < pw.releases; i++) {
-                s.releaseRef(pw.released[i]);
-            }
+            s.arena.releaseAll(pw.released, 0, pw.releases);
         }
         for (int x = 0, m = writeCount; x < m; x++) {
             if (!beginUsed[x]) {

@@ -41,6 +41,11 @@ final class Reclaimer {
         void release(int ref) {
             store.releaseRef(ref);
         }
+
+        @Override
+        void releaseAll(int[] refs, int count) {
+            store.arena.releaseAll(refs, 0, count);
+        }
     };
 
     // ---- passes and their census ----

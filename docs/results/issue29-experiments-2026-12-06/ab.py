@@ -1,0 +1,38 @@
+#!/usr/bin/env python3
+"""Two or more builds of fdbresolver (and FoundationDB's skip list) benched on one trace, alternated, ROUNDS times.
+
+    BENCH_ARGS="--warmup 200 [--settle-jit]" ab.py TRACE ROUNDS NAME=WORKTREE[:OPTION=VALUE...]... [NAME=SL]
+
+Each NAME=WORKTREE is a checkout whose scripts/fdbresolver runs `bench TRACE --no-batch-cpu $BENCH_ARGS` (with the
+engine options given); NAME=SL runs the skip list comparator named by $FDBRESOLVER_FDB_SKIPLIST with $BENCH_ARGS.
+Prints, per variant, the best and the median of the whole and of each phase, and which variants gave which
+decision hash. Used for docs/tree.md, "Experiments on tuple keys and the flood".
+"""
+import subprocess, sys, statistics, re, os
+trace=sys.argv[1]; rounds=int(sys.argv[2]); variants=[]
+extra=os.environ.get('BENCH_ARGS','--warmup 200').split()
+for a in sys.argv[3:]:
+    name,rest=a.split('=',1); parts=rest.split(':'); variants.append((name,parts[0],parts[1:]))
+env=dict(os.environ, JAVA_HOME='/usr/lib/jvm/temurin-25-jdk-amd64')
+res={v[0]:[] for v in variants}; hashes={}
+SL=os.environ.get('FDBRESOLVER_FDB_SKIPLIST', '')
+for r in range(rounds):
+    for name,root,opts in variants:
+        if root=='SL':
+            cmd=[SL,trace]+extra
+        else:
+            cmd=[root+'/scripts/fdbresolver','bench',trace,'--no-batch-cpu']+extra+['--engine-option='+o for o in opts]
+        out=subprocess.run(cmd,capture_output=True,text=True,env=env).stdout
+        d={}
+        for k in ('seconds','phase-sort','phase-checkRead','phase-mergeWrite','phase-removeBefore','history-bytes','decision-hash','latency-p99','latency-max'):
+            m=re.search(r'^'+k+r': (\S+)',out,re.M)
+            if m: d[k]=m.group(1)
+        res[name].append(d); hashes.setdefault(d.get('decision-hash'),[]).append(name)
+def col(name,k): return [float(d[k]) for d in res[name] if k in d]
+print(f"{trace} rounds={rounds}")
+for name,_,_ in variants:
+    row=[]
+    for k in ('seconds','phase-sort','phase-checkRead','phase-mergeWrite','phase-removeBefore'):
+        c=col(name,k); row.append(f"{k.replace('phase-','')} best {min(c):.3f} med {statistics.median(c):.3f}")
+    print(f"  {name:10s} "+" | ".join(row)+f" | hist {res[name][0].get('history-bytes')}")
+print("  hashes:", {k[:12] if k else None:sorted(set(v)) for k,v in hashes.items()})
