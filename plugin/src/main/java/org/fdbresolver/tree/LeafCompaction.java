@@ -33,7 +33,7 @@ abstract class LeafCompaction {
     /** Entries compaction has looked at, before compacting (the sweep's work, bounded per batch). */
     long visited;
 
-    /** Releases the key reference of an entry compaction removed. */
+    /** Releases the key reference of an entry compaction removed (one in a key chunk: inline keys are not passed). */
     abstract void release(int ref);
 
     /** Releases {@code refs[0, count)} in order; a compaction of one leaf hands its removed entries' references over together. */
@@ -76,7 +76,10 @@ abstract class LeafCompaction {
                 v = GAP;
             }
             if (k && v == p) {
-                rm[gone++] = lr[base + j];
+                int ref = lr[base + j];
+                if (ref >= 0) {
+                    rm[gone++] = ref; // an inline key holds no chunk: nothing to release
+                }
                 continue;
             }
             lk[base + out] = lk[base + j];
