@@ -257,7 +257,6 @@ class Simulator:
         result.update(summarize_logs(log_dir))
         # The simulated cluster's data is large and of no use once the run is over.
         shutil.rmtree(os.path.join(directory, "simfdb"), ignore_errors=True)
-        fault = FAULTS.get(run.resolver)
         if fault:
             # The fault's own SevError (guarded mode's difference) is what the hook must log; any other fails the run.
             unexpected = {k: v for k, v in result["sev_errors"].items() if k not in fault.allowed_errors}

@@ -15,7 +15,7 @@ extra=os.environ.get('BENCH_ARGS','--warmup 200').split()
 for a in sys.argv[3:]:
     name,rest=a.split('=',1); rest,_,jvmopts=rest.partition('@'); parts=rest.split(':')
     variants.append((name,parts[0],parts[1:]+[o for o in jvmopts.split('@') if o]))
-env=dict(os.environ, JAVA_HOME='/usr/lib/jvm/temurin-25-jdk-amd64')
+env=dict(os.environ, JAVA_HOME=os.environ.get('JAVA_HOME', '/usr/lib/jvm/temurin-25-jdk-amd64'))
 res={v[0]:[] for v in variants}; hashes={}
 SL=os.environ.get('FDBRESOLVER_FDB_SKIPLIST', '')
 for r in range(rounds):

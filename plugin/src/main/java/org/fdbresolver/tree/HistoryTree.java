@@ -147,16 +147,16 @@ public final class HistoryTree implements History {
      * The fewest bytes beyond the tree's shared prefix a leaf's own prefix has (engine option {@code leafPrefixMinGain},
      * {@link LeafPrefixes#DEFAULT_MIN_GAIN}); only before the first write.
      */
-    /** Logs no warning (its budget binding or falling short): for the warm-up's throwaway engines ({@link WarmUp}). */
-    void silence() {
-        budget.warns = false;
-    }
-
     public void leafPrefixMinGain(int bytes) {
         if (!isEmpty()) {
             throw new IllegalStateException("the leaves' prefix gain is set before the first write");
         }
         layout.leaf.minGain(bytes);
+    }
+
+    /** Logs no warning (its budget binding or falling short): for the warm-up's throwaway engines ({@link WarmUp}). */
+    void silence() {
+        budget.warns = false;
     }
 
     /** A batch's reads take the batched path (once the history is large enough) from this many reads on. */
