@@ -322,7 +322,8 @@ final class BatchedReadPath {
                     long p = lk[base + mid];
                     long kp = wayKp[x];
                     int cmp = kp != p ? (kp < p ? -1 : 1)
-                            : layout.tailAt(waySkip[x], keys, reads.beginOffset(sliceStart + first), wayLen[x], s.lRef[c][base + mid]);
+                            : layout.tailAt(waySkip[x], keys, reads.beginOffset(sliceStart + first), wayLen[x],
+                                    NodeStore.ref(s.lVerRef[c][base + mid]));
                     if (cmp >= 0) {
                         lo = mid + 1;
                     } else {
@@ -338,7 +339,7 @@ final class BatchedReadPath {
                         wayState[x] = ST_SCAN;
                         searching--;
                         if (touch && lo > 0) {
-                            t += s.lVer[c][base + lo - 1];
+                            t += NodeStore.ver(s.lVerRef[c][base + lo - 1]);
                         }
                     }
                 }
@@ -366,8 +367,7 @@ final class BatchedReadPath {
         int n = hdr[h + H_COUNT] & COUNT_MASK;
         int max = hdr[h + H_MAX];
         long[] lk = s.lKey[c];
-        int[] lv = s.lVer[c];
-        int[] lr = s.lRef[c];
+        long[] lvr = s.lVerRef[c];
         SortedReads rs = reads;
         byte[] k = keys;
         boolean predKnown = false;
@@ -392,7 +392,7 @@ final class BatchedReadPath {
                 boolean beforeFirst = n == 0;
                 if (!beforeFirst) {
                     long p = lk[base];
-                    beforeFirst = (b != p ? (b < p ? -1 : 1) : kl.tailAt(skip, k, bo, bl, lr[base])) < 0;
+                    beforeFirst = (b != p ? (b < p ? -1 : 1) : kl.tailAt(skip, k, bo, bl, NodeStore.ref(lvr[base]))) < 0;
                 }
                 if (beforeFirst) {
                     if (!predKnown) {
@@ -408,14 +408,14 @@ final class BatchedReadPath {
                 }
                 while (pos < n) {
                     long p = lk[base + pos];
-                    if ((b != p ? (b < p ? -1 : 1) : kl.tailAt(skip, k, bo, bl, lr[base + pos])) < 0) {
+                    if ((b != p ? (b < p ? -1 : 1) : kl.tailAt(skip, k, bo, bl, NodeStore.ref(lvr[base + pos]))) < 0) {
                         break;
                     }
                     pos++;
                 }
                 int before;
                 if (pos > 0) {
-                    before = lv[base + pos - 1];
+                    before = NodeStore.ver(lvr[base + pos - 1]);
                 } else {
                     if (!predKnown) {
                         pred = search.lastVersionFrom(s.leafPrev(leaf));

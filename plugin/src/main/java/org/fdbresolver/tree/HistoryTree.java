@@ -271,7 +271,7 @@ public final class HistoryTree implements History {
         for (int leaf = store.leftmostLeaf(); leaf != NIL; leaf = store.leafNext(leaf)) {
             int base = (leaf & NodeStore.CHUNK_MASK) * store.leafCap;
             for (int j = 0, count = store.leafCount(leaf); j < count; j++) {
-                n += KeyRefs.isSuffix(store.lRef[leaf >>> NodeStore.CHUNK_SHIFT][base + j]) ? 1 : 0;
+                n += KeyRefs.isSuffix(NodeStore.ref(store.lVerRef[leaf >>> NodeStore.CHUNK_SHIFT][base + j])) ? 1 : 0;
             }
         }
         return n;
@@ -285,7 +285,8 @@ public final class HistoryTree implements History {
         int n = 0;
         for (int leaf = store.leftmostLeaf(); leaf != NIL; leaf = store.leafNext(leaf)) {
             if (layout.leaf.localSkip(leaf) != 0
-                    && store.leafAnchor(leaf) != store.lRef[leaf >>> NodeStore.CHUNK_SHIFT][(leaf & NodeStore.CHUNK_MASK) * store.leafCap] >>> 1) {
+                    && store.leafAnchor(leaf) != NodeStore.ref(
+                            store.lVerRef[leaf >>> NodeStore.CHUNK_SHIFT][(leaf & NodeStore.CHUNK_MASK) * store.leafCap]) >>> 1) {
                 n++;
             }
         }

@@ -54,8 +54,7 @@ abstract class LeafCompaction {
         int h = (leaf & CHUNK_MASK) * LEAF_HEADER_INTS;
         int n = hdr[h + H_COUNT] & COUNT_MASK;
         long[] lk = s.lKey[c];
-        int[] lv = s.lVer[c];
-        int[] lr = s.lRef[c];
+        long[] lvr = s.lVerRef[c];
         boolean k = known;
         int p = prev;
         int out = 0;
@@ -71,20 +70,20 @@ abstract class LeafCompaction {
         int[] rm = removed;
         int gone = 0;
         for (int j = 0; j < n; j++) {
-            int v = lv[base + j];
+            long e = lvr[base + j];
+            int v = NodeStore.ver(e);
             if (v < expiredBelow) {
                 v = GAP;
             }
             if (k && v == p) {
-                int ref = lr[base + j];
+                int ref = NodeStore.ref(e);
                 if (ref >= 0) {
                     rm[gone++] = ref; // an inline key holds no chunk: nothing to release
                 }
                 continue;
             }
             lk[base + out] = lk[base + j];
-            lv[base + out] = v;
-            lr[base + out] = lr[base + j];
+            lvr[base + out] = NodeStore.withVer(e, v);
             out++;
             k = true;
             p = v;

@@ -7,10 +7,11 @@ import static org.fdbresolver.tree.NodeStore.CHUNK_SHIFT;
  * Every move of leaf entries that is not a merge loop's own copying: within a leaf (a slot opened, a range
  * removed, a run's output written back) and between leaves (a split, entries handed to the right sibling, a run
  * that overflows into a sibling or a new leaf, the sweeper's merge of a leaf into its left sibling). An entry is
- * three parallel arrays (the key's long, the version, the key reference); this is the one place that copies them
- * as a whole, so that what a move between two leaves means for their keys' encoding is decided here, once, for
- * the single-write path ({@link TreeWriter}), the batch's runs ({@link BatchWriter}), the partitions' chains
- * ({@link PartitionWriter}) and the sweepers ({@link Reclaimer}, {@link ParentSweep}).
+ * two parallel arrays (the key's long; the version and the key reference in one long, {@link NodeStore#entry}); this
+ * is the one place that copies them as a whole, so that what a move between two leaves means for their keys'
+ * encoding is decided here, once, for the single-write path ({@link TreeWriter}), the batch's runs
+ * ({@link BatchWriter}), the partitions' chains ({@link PartitionWriter}) and the sweepers ({@link Reclaimer},
+ * {@link ParentSweep}).
  *
  * <p>Keys' encodings ({@link LeafPrefixes}): entries move between leaves in one encoding. A split's new leaf takes
  * its leaf's; a leaf and a sibling that trade entries (or the sweeper's merge) are first lowered to the prefix they
@@ -36,13 +37,12 @@ final class LeafEntries {
      */
     static final class Run {
         final long[] key;
-        final int[] ver;
-        final int[] ref;
+        /** Each entry's version and key reference ({@link NodeStore#entry}). */
+        final long[] verRef;
 
         Run(int leafCap) {
             key = new long[2 * leafCap + 2];
-            ver = new int[2 * leafCap + 2];
-            ref = new int[2 * leafCap + 2];
+            verRef = new long[2 * leafCap + 2];
         }
     }
 
@@ -54,8 +54,7 @@ final class LeafEntries {
         int c = leaf >>> CHUNK_SHIFT;
         int base = (leaf & CHUNK_MASK) * s.leafCap;
         System.arraycopy(s.lKey[c], base + from, s.lKey[c], base + to, n);
-        System.arraycopy(s.lVer[c], base + from, s.lVer[c], base + to, n);
-        System.arraycopy(s.lRef[c], base + from, s.lRef[c], base + to, n);
+        System.arraycopy(s.lVerRef[c], base + from, s.lVerRef[c], base + to, n);
     }
 
     /** Writes an entry at {@code slot} of {@code leaf}. */
@@ -64,8 +63,7 @@ final class LeafEntries {
         int c = leaf >>> CHUNK_SHIFT;
         int at = (leaf & CHUNK_MASK) * s.leafCap + slot;
         s.lKey[c][at] = key;
-        s.lVer[c][at] = ver;
-        s.lRef[c][at] = ref;
+        s.lVerRef[c][at] = NodeStore.entry(ver, ref);
     }
 
     /** Inserts an entry at slot {@code i} of {@code leaf} (which has room): the entries from {@code i} on move right. */
@@ -110,14 +108,12 @@ final class LeafEntries {
                 shift(leaf, src, first + o, tail);
             }
             System.arraycopy(run.key, 0, s.lKey[c], base + first, o);
-            System.arraycopy(run.ver, 0, s.lVer[c], base + first, o);
-            System.arraycopy(run.ref, 0, s.lRef[c], base + first, o);
+            System.arraycopy(run.verRef, 0, s.lVerRef[c], base + first, o);
             s.setLeafCount(leaf, total);
             return true;
         }
         System.arraycopy(s.lKey[c], base + src, run.key, o, tail);
-        System.arraycopy(s.lVer[c], base + src, run.ver, o, tail);
-        System.arraycopy(s.lRef[c], base + src, run.ref, o, tail);
+        System.arraycopy(s.lVerRef[c], base + src, run.verRef, o, tail);
         return false;
     }
 
@@ -164,7 +160,7 @@ final class LeafEntries {
         int total = first + outLen;
         int rn = s.leafCount(right);
         if (rn > 0) {
-            prefixes.unifyRun(leaf, first, run.key, run.ref, outLen, refs, right);
+            prefixes.unifyRun(leaf, first, run.key, run.verRef, outLen, refs, right);
         } else {
             prefixes.copyEncoding(leaf, right, refs);
         }
@@ -220,8 +216,7 @@ final class LeafEntries {
         int sb = (src & CHUNK_MASK) * s.leafCap + from;
         int db = (dst & CHUNK_MASK) * s.leafCap + to;
         System.arraycopy(s.lKey[sc], sb, s.lKey[dc], db, n);
-        System.arraycopy(s.lVer[sc], sb, s.lVer[dc], db, n);
-        System.arraycopy(s.lRef[sc], sb, s.lRef[dc], db, n);
+        System.arraycopy(s.lVerRef[sc], sb, s.lVerRef[dc], db, n);
     }
 
     /**
@@ -240,16 +235,13 @@ final class LeafEntries {
             int fromLeaf = first - keep;
             copy(leaf, keep, right, 0, fromLeaf);
             System.arraycopy(run.key, 0, s.lKey[rc], rb + fromLeaf, total - first);
-            System.arraycopy(run.ver, 0, s.lVer[rc], rb + fromLeaf, total - first);
-            System.arraycopy(run.ref, 0, s.lRef[rc], rb + fromLeaf, total - first);
+            System.arraycopy(run.verRef, 0, s.lVerRef[rc], rb + fromLeaf, total - first);
             return;
         }
         System.arraycopy(run.key, keep - first, s.lKey[rc], rb, total - keep);
-        System.arraycopy(run.ver, keep - first, s.lVer[rc], rb, total - keep);
-        System.arraycopy(run.ref, keep - first, s.lRef[rc], rb, total - keep);
+        System.arraycopy(run.verRef, keep - first, s.lVerRef[rc], rb, total - keep);
         System.arraycopy(run.key, 0, s.lKey[lc], lb + first, keep - first);
-        System.arraycopy(run.ver, 0, s.lVer[lc], lb + first, keep - first);
-        System.arraycopy(run.ref, 0, s.lRef[lc], lb + first, keep - first);
+        System.arraycopy(run.verRef, 0, s.lVerRef[lc], lb + first, keep - first);
     }
 
     private void recomputeMax(int leaf, int right) {

@@ -119,7 +119,7 @@ final class LeafPrefixes {
         NodeStore st = store;
         int at = (h & CHUNK_MASK) * st.leafCap + slot;
         long p = st.lKey[h >>> CHUNK_SHIFT][at];
-        int ref = st.lRef[h >>> CHUNK_SHIFT][at];
+        int ref = NodeStore.ref(st.lVerRef[h >>> CHUNK_SHIFT][at]);
         if (!KeyRefs.isSuffix(ref)) {
             return layout.materialize(p, ref, out);
         }
@@ -162,11 +162,11 @@ final class LeafPrefixes {
      * parts of a phase never lower such keys: the partitions refuse batches that could,
      * {@link #partsCanWrite}, the sweeper's groups merge only leaves that {@link #canUnify}).
      */
-    private void unsuffix(long[] keys, int[] refs, int from, int to, int s, int t, byte[] p, int pOff, AnchorRefs r) {
+    private void unsuffix(long[] keys, long[] verRefs, int from, int to, int s, int t, byte[] p, int pOff, AnchorRefs r) {
         for (int j = from; j < to; j++) {
-            int ref = refs[j];
+            int ref = NodeStore.ref(verRefs[j]);
             if (KeyRefs.isSuffix(ref) && !suffixFitsAt(keys[j], ~ref, s, t)) {
-                refs[j] = r.storeSuffixKey(p, pOff, s, keys[j], ~ref);
+                verRefs[j] = NodeStore.withRef(verRefs[j], r.storeSuffixKey(p, pOff, s, keys[j], ~ref));
             }
         }
     }
@@ -178,7 +178,7 @@ final class LeafPrefixes {
         }
         NodeStore st = store;
         int base = (h & CHUNK_MASK) * st.leafCap;
-        return fitAt(st.lKey[h >>> CHUNK_SHIFT], st.lRef[h >>> CHUNK_SHIFT], base, base + st.leafCount(h), s, t);
+        return fitAt(st.lKey[h >>> CHUNK_SHIFT], st.lVerRef[h >>> CHUNK_SHIFT], base, base + st.leafCount(h), s, t);
     }
 
     /**
@@ -231,10 +231,10 @@ final class LeafPrefixes {
             return false;
         }
         NodeStore st = store;
-        int[] refs = st.lRef[h >>> CHUNK_SHIFT];
+        long[] lvr = st.lVerRef[h >>> CHUNK_SHIFT];
         int base = (h & CHUNK_MASK) * st.leafCap;
         for (int j = base, end = base + st.leafCount(h); j < end; j++) {
-            if (KeyRefs.isSuffix(refs[j])) {
+            if (KeyRefs.isSuffix(NodeStore.ref(lvr[j]))) {
                 return true;
             }
         }
@@ -245,7 +245,7 @@ final class LeafPrefixes {
      * As {@link #canUnify} for {@link #unifyRun}'s leaf {@code leaf} (its first {@code first} entries, then the run's
      * {@code outLen}) and sibling {@code b}.
      */
-    boolean canUnifyRun(int leaf, int first, long[] run, int[] runRefs, int outLen, int b) {
+    boolean canUnifyRun(int leaf, int first, long[] run, long[] runVerRefs, int outLen, int b) {
         int sa = localSkip(leaf);
         int sb = localSkip(b);
         if (sa == 0 && sb == 0) {
@@ -255,8 +255,8 @@ final class LeafPrefixes {
         if (sa != 0 && to != sa) {
             NodeStore st = store;
             int base = (leaf & CHUNK_MASK) * st.leafCap;
-            if (!fitAt(st.lKey[leaf >>> CHUNK_SHIFT], st.lRef[leaf >>> CHUNK_SHIFT], base, base + first, sa, to)
-                    || !fitAt(run, runRefs, 0, outLen, sa, to)) {
+            if (!fitAt(st.lKey[leaf >>> CHUNK_SHIFT], st.lVerRef[leaf >>> CHUNK_SHIFT], base, base + first, sa, to)
+                    || !fitAt(run, runVerRefs, 0, outLen, sa, to)) {
                 return false;
             }
         }
@@ -264,9 +264,10 @@ final class LeafPrefixes {
     }
 
     /** Whether the suffix keys among entries {@code [from, to)} (at {@code s}) fit a leaf lowered to {@code t}. */
-    private static boolean fitAt(long[] keys, int[] refs, int from, int to, int s, int t) {
+    private static boolean fitAt(long[] keys, long[] verRefs, int from, int to, int s, int t) {
         for (int j = from; j < to; j++) {
-            if (KeyRefs.isSuffix(refs[j]) && !suffixFitsAt(keys[j], ~refs[j], s, t)) {
+            int ref = NodeStore.ref(verRefs[j]);
+            if (KeyRefs.isSuffix(ref) && !suffixFitsAt(keys[j], ~ref, s, t)) {
                 return false;
             }
         }
@@ -367,7 +368,7 @@ final class LeafPrefixes {
         NodeStore st = store;
         int at = (h & CHUNK_MASK) * st.leafCap + slot;
         long p = st.lKey[h >>> CHUNK_SHIFT][at];
-        int ref = st.lRef[h >>> CHUNK_SHIFT][at];
+        int ref = NodeStore.ref(st.lVerRef[h >>> CHUNK_SHIFT][at]);
         int s = localSkip(h);
         if (s == 0) {
             return layout.compare(kp, key, off, len, p, ref);
@@ -437,7 +438,7 @@ final class LeafPrefixes {
         int base = (h & CHUNK_MASK) * st.leafCap;
         int n = st.lHdr[c][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK;
         int local = to == layout.skip() ? 0 : to;
-        unsuffix(st.lKey[c], st.lRef[c], base, base + n, s, local, p, pOff, refs);
+        unsuffix(st.lKey[c], st.lVerRef[c], base, base + n, s, local, p, pOff, refs);
         lowerLongs(st.lKey[c], base, base + n, s, to, p, pOff);
         if (local == 0) {
             makeGlobal(h, refs);
@@ -511,7 +512,7 @@ final class LeafPrefixes {
      * {@code b} that takes some of them: the leaf's part, the run and the sibling are brought to one encoding, whose
      * local prefix length is returned (0: global) and set on the leaf and the sibling.
      */
-    int unifyRun(int leaf, int first, long[] run, int[] runRefs, int outLen, AnchorRefs refs, int b) {
+    int unifyRun(int leaf, int first, long[] run, long[] runVerRefs, int outLen, AnchorRefs refs, int b) {
         int sa = localSkip(leaf);
         int sb = localSkip(b);
         if (sa == 0 && sb == 0) {
@@ -530,8 +531,8 @@ final class LeafPrefixes {
             int c = leaf >>> CHUNK_SHIFT;
             int base = (leaf & CHUNK_MASK) * st.leafCap;
             int local = to == layout.skip() ? 0 : to;
-            unsuffix(st.lKey[c], st.lRef[c], base, base + first, sa, local, p, pOff, refs);
-            unsuffix(run, runRefs, 0, outLen, sa, local, p, pOff, refs);
+            unsuffix(st.lKey[c], st.lVerRef[c], base, base + first, sa, local, p, pOff, refs);
+            unsuffix(run, runVerRefs, 0, outLen, sa, local, p, pOff, refs);
             lowerLongs(st.lKey[c], base, base + first, sa, to, p, pOff);
             lowerLongs(run, 0, outLen, sa, to, p, pOff);
             if (to == layout.skip()) {
@@ -587,7 +588,7 @@ final class LeafPrefixes {
         boolean raised = raise(h, refs);
         if (localSkip(h) != 0) {
             NodeStore st = store;
-            int firstRef = st.lRef[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * st.leafCap];
+            int firstRef = NodeStore.ref(st.lVerRef[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * st.leafCap]);
             int first = firstRef >>> 1;
             int old = anchor(h);
             if (firstRef >= 0 && first != old) {
@@ -612,15 +613,15 @@ final class LeafPrefixes {
         NodeStore st = store;
         int c = h >>> CHUNK_SHIFT;
         int base = (h & CHUNK_MASK) * st.leafCap;
-        int[] refs = st.lRef[c];
+        long[] lvr = st.lVerRef[c];
         for (int j = base, end = base + st.leafCount(h); j < end; j++) {
-            int ref = refs[j];
+            int ref = NodeStore.ref(lvr[j]);
             if (ref >= 0) {
                 int unit = ref >>> 1;
                 int len = arena.length(unit) - (ref & 1);
                 if (KeyRefs.fitsAfter(arena.block(unit), arena.offset(unit), len, s)) {
                     anchorRefs.releaseChunk(unit);
-                    refs[j] = suffixRef(len, anchorRefs);
+                    lvr[j] = NodeStore.withRef(lvr[j], suffixRef(len, anchorRefs));
                 }
             }
         }
@@ -650,9 +651,9 @@ final class LeafPrefixes {
         if (sameBytes < KeyRefs.INLINE_BYTES && !eligible(now + sameBytes)) {
             return false; // the most the longs allow is no prefix of its own (too short): no key block read for it
         }
-        int[] slotRefs = st.lRef[c];
-        int firstRef = slotRefs[base];
-        int lastRef = slotRefs[base + n - 1];
+        long[] lvr = st.lVerRef[c];
+        int firstRef = NodeStore.ref(lvr[base]);
+        int lastRef = NodeStore.ref(lvr[base + n - 1]);
         if (firstRef < 0 || lastRef < 0) {
             return false;
         }
@@ -675,14 +676,14 @@ final class LeafPrefixes {
         boolean global = localSkip(h) == 0;
         if (global) {
             for (int j = 1; j < n - 1; j++) {
-                if (slotRefs[base + j] < 0) {
+                if (NodeStore.ref(lvr[base + j]) < 0) {
                     return false; // an inline key: the leaf stays global
                 }
             }
         }
         int gain = target - now;
         for (int j = 0; j < n; j++) {
-            int ref = slotRefs[base + j];
+            int ref = NodeStore.ref(lvr[base + j]);
             if (KeyRefs.isSuffix(ref)) {
                 // No bytes past its long but a 0x00: the long's bytes after the gain, zero-padded.
                 long u = keys[base + j] ^ Long.MIN_VALUE;
@@ -721,7 +722,7 @@ final class LeafPrefixes {
             return "local leaf " + h + " has an anchor of " + arena.length(anchor) + " bytes, shorter than its prefix";
         }
         for (int j = 0; j < n; j++) {
-            int ref = st.lRef[c][base + j];
+            int ref = NodeStore.ref(st.lVerRef[c][base + j]);
             if (KeyRefs.isSuffix(ref)) {
                 int len = ~ref;
                 if (len < s || len - s > KeyRefs.MAX_INLINE_LENGTH) {

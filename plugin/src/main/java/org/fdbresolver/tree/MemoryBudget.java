@@ -287,9 +287,9 @@ final class MemoryBudget {
         for (int leaf = s.leftmostLeaf(); leaf != NIL; leaf = s.leafNext(leaf)) {
             int c = leaf >>> CHUNK_SHIFT;
             int b = (leaf & CHUNK_MASK) * s.leafCap;
-            int[] lv = s.lVer[c];
+            long[] lvr = s.lVerRef[c];
             for (int j = 0, n = s.leafCount(leaf); j < n; j++) {
-                int v = lv[b + j];
+                int v = NodeStore.ver(lvr[b + j]);
                 if (v != GAP && v >= expiredBelow && v < minRel) {
                     minRel = v;
                 }
@@ -311,9 +311,9 @@ final class MemoryBudget {
         for (int leaf = s.leftmostLeaf(); leaf != NIL; leaf = s.leafNext(leaf)) {
             int c = leaf >>> CHUNK_SHIFT;
             int b = (leaf & CHUNK_MASK) * s.leafCap;
-            int[] lv = s.lVer[c];
+            long[] lvr = s.lVerRef[c];
             for (int j = 0, n = s.leafCount(leaf); j < n; j++) {
-                int v = lv[b + j];
+                int v = NodeStore.ver(lvr[b + j]);
                 if (v == GAP || v < expiredBelow) {
                     continue;
                 }

@@ -13,8 +13,10 @@ import java.util.Arrays;
  * <ul>
  * <li>Leaf slot ({@value #LEAF_SLOT_BYTES} bytes): {@code lKey} long — the key's 8 bytes after the
  * prefix the leaf skips (the tree's shared prefix, or the leaf's own), order-preserving ({@link KeyRefs});
- * {@code lVer} int — version minus the base ({@link VersionWindow}), or {@link #GAP}; {@code lRef} int — the
- * key reference (inline length, or a {@link KeyArena} chunk).</li>
+ * {@code lVerRef} long — in its high half the version minus the base ({@link VersionWindow}), or {@link #GAP},
+ * in its low half the key reference (inline length, or a {@link KeyArena} chunk): one array, so that a write's
+ * run, a shift or a split moves two arrays, and an entry's version and reference share a cache line
+ * ({@link #entry}).</li>
  * <li>Leaf header ({@value #LEAF_HEADER_BYTES} bytes, {@code lHdr}, {@value #LEAF_HEADER_INTS} ints):
  * {@link #H_COUNT} — the entry count in its low 16 bits ({@link #COUNT_MASK}; a leaf holds at most 65,535 entries
  * at the largest node size) and above them ({@link #SKIP_SHIFT}) the length of the leaf's own prefix
@@ -79,8 +81,8 @@ final class NodeStore implements AnchorRefs {
 
     // ---- leaf pool ----
     long[][] lKey = new long[0][];
-    int[][] lVer = new int[0][];
-    int[][] lRef = new int[0][];
+    /** Each leaf entry's version and key reference in one long ({@link #entry}). */
+    long[][] lVerRef = new long[0][];
     /** Leaf headers, {@link #LEAF_HEADER_INTS} ints per leaf: count and own prefix length, next, previous, max version. */
     int[][] lHdr = new int[0][];
     /**
@@ -120,12 +122,39 @@ final class NodeStore implements AnchorRefs {
         this.maxLeaves = (int) Math.min(Integer.MAX_VALUE - CHUNK_NODES, budgetBytes / nodeBytes);
         this.maxInners = maxLeaves;
         this.reservation = reservation;
-        this.leafChunkBytes = CHUNK_NODES * (long) leafCap * (Long.BYTES + 2 * Integer.BYTES)
-                + CHUNK_NODES * (long) (LEAF_HEADER_INTS + 1) * Integer.BYTES + 5 * Reservation.ARRAY_HEADER_BYTES;
+        this.leafChunkBytes = CHUNK_NODES * (long) leafCap * (2 * Long.BYTES)
+                + CHUNK_NODES * (long) (LEAF_HEADER_INTS + 1) * Integer.BYTES + 4 * Reservation.ARRAY_HEADER_BYTES;
         this.innerChunkBytes = CHUNK_NODES * (long) innerCap * (Long.BYTES + 3 * Integer.BYTES)
                 + CHUNK_NODES * (long) INNER_HEADER_BYTES + 6 * Reservation.ARRAY_HEADER_BYTES;
         this.arena = new KeyArena(keyBlockBytes, reservation);
         this.root = allocLeaf();
+    }
+
+    // ---- leaf entries ----
+
+    /** A leaf entry's version and key reference as {@link #lVerRef} holds them. */
+    static long entry(int ver, int ref) {
+        return (long) ver << 32 | (ref & 0xFFFF_FFFFL);
+    }
+
+    /** The version of a {@link #lVerRef} entry. */
+    static int ver(long entry) {
+        return (int) (entry >> 32);
+    }
+
+    /** The key reference of a {@link #lVerRef} entry. */
+    static int ref(long entry) {
+        return (int) entry;
+    }
+
+    /** A {@link #lVerRef} entry with its version replaced. */
+    static long withVer(long entry, int ver) {
+        return (long) ver << 32 | (entry & 0xFFFF_FFFFL);
+    }
+
+    /** A {@link #lVerRef} entry with its key reference replaced. */
+    static long withRef(long entry, int ref) {
+        return entry & 0xFFFF_FFFF_0000_0000L | (ref & 0xFFFF_FFFFL);
     }
 
     // ---- accounting ----
@@ -165,8 +194,7 @@ final class NodeStore implements AnchorRefs {
     void clear() {
         reservation.give(leafChunks() * leafChunkBytes + innerChunks() * innerChunkBytes);
         lKey = new long[0][];
-        lVer = new int[0][];
-        lRef = new int[0][];
+        lVerRef = new long[0][];
         lHdr = new int[0][];
         lAnchor = new int[0][];
         leafHighWater = 0;
@@ -204,16 +232,14 @@ final class NodeStore implements AnchorRefs {
             if (c == lKey.length) {
                 int n = c + 1;
                 lKey = Arrays.copyOf(lKey, n);
-                lVer = Arrays.copyOf(lVer, n);
-                lRef = Arrays.copyOf(lRef, n);
+                lVerRef = Arrays.copyOf(lVerRef, n);
                 lHdr = Arrays.copyOf(lHdr, n);
                 lAnchor = Arrays.copyOf(lAnchor, n);
             }
             if (lKey[c] == null) {
                 reservation.take(leafChunkBytes);
                 lKey[c] = new long[CHUNK_NODES * leafCap];
-                lVer[c] = new int[CHUNK_NODES * leafCap];
-                lRef[c] = new int[CHUNK_NODES * leafCap];
+                lVerRef[c] = new long[CHUNK_NODES * leafCap];
                 lHdr[c] = new int[CHUNK_NODES * LEAF_HEADER_INTS];
                 lAnchor[c] = new int[CHUNK_NODES];
             }
@@ -248,8 +274,7 @@ final class NodeStore implements AnchorRefs {
             // Geometrically, so that a growing tree does not copy the tables every few batches.
             chunks = (int) Math.min(Math.max(chunks, 2L * lKey.length), ((long) maxLeaves + CHUNK_NODES - 1) >>> CHUNK_SHIFT);
             lKey = Arrays.copyOf(lKey, chunks);
-            lVer = Arrays.copyOf(lVer, chunks);
-            lRef = Arrays.copyOf(lRef, chunks);
+            lVerRef = Arrays.copyOf(lVerRef, chunks);
             lHdr = Arrays.copyOf(lHdr, chunks);
             lAnchor = Arrays.copyOf(lAnchor, chunks);
         }
@@ -417,10 +442,10 @@ final class NodeStore implements AnchorRefs {
         int c = h >>> CHUNK_SHIFT;
         int base = (h & CHUNK_MASK) * leafCap;
         int n = lHdr[c][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK;
-        int[] lv = lVer[c];
+        long[] lvr = lVerRef[c];
         int m = GAP;
         for (int i = 0; i < n; i++) {
-            m = Math.max(m, lv[base + i]);
+            m = Math.max(m, ver(lvr[base + i]));
         }
         return m;
     }

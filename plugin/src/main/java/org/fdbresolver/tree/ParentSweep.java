@@ -77,7 +77,7 @@ final class ParentSweep implements BatchWorkers.Task {
             for (int h = s.leafPrev(first); h != NIL; h = s.leafPrev(h)) {
                 int n = s.leafCount(h);
                 if (n > 0) {
-                    v = s.lVer[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * s.leafCap + n - 1];
+                    v = NodeStore.ver(s.lVerRef[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * s.leafCap + n - 1]);
                     break;
                 }
             }

@@ -438,7 +438,7 @@ final class PartitionWriter implements AnchorRefs {
             int rn = s.leafCount(right);
             int move = (cap - rn) / 2;
             if (move >= Math.max(2, cap / 16) && total - move <= cap && mayTake(k, right)
-                    && (rn == 0 || layout.leaf.canUnifyRun(leaf, first, merge.out.key, merge.out.ref, outLen, right))) {
+                    && (rn == 0 || layout.leaf.canUnifyRun(leaf, first, merge.out.key, merge.out.verRef, outLen, right))) {
                 entries.spillToSibling(leaf, first, merge.out, outLen, right, move, this);
                 separatorBetween(leaf, right);
                 neighbourTook(k, sepKey, sepRef);
@@ -474,7 +474,8 @@ final class PartitionWriter implements AnchorRefs {
         boolean exactE = isAt(endLeaf, ie, ex);
         int vE = 0;
         if (!exactE) {
-            vE = ie > 0 ? s.lVer[endLeaf >>> CHUNK_SHIFT][(endLeaf & CHUNK_MASK) * s.leafCap + ie - 1] : versionBefore(endLeaf);
+            vE = ie > 0 ? NodeStore.ver(s.lVerRef[endLeaf >>> CHUNK_SHIFT][(endLeaf & CHUNK_MASK) * s.leafCap + ie - 1])
+                    : versionBefore(endLeaf);
             if (vE < versions.expiredBelow) {
                 vE = GAP;
             }
@@ -484,7 +485,9 @@ final class PartitionWriter implements AnchorRefs {
         int leaf = chainLeaf[k];
         int ib = search.leafSearch(leaf, pa.endpointKey[bx], keys, pa.endpointOff[bx], pa.endpointLen[bx], false);
         if (isAt(leaf, ib, bx)) {
-            s.lVer[leaf >>> CHUNK_SHIFT][(leaf & CHUNK_MASK) * s.leafCap + ib] = v;
+            long[] lvr = s.lVerRef[leaf >>> CHUNK_SHIFT];
+            int at = (leaf & CHUNK_MASK) * s.leafCap + ib;
+            lvr[at] = NodeStore.withVer(lvr[at], v);
         } else {
             long pos = insert(k, ib, bx, v);
             k = (int) (pos >>> 32);
@@ -613,10 +616,10 @@ final class PartitionWriter implements AnchorRefs {
         PartitionedApply pa = batch;
         while (true) {
             int j = search.endOfRemoval(leaf, i, pa.endpointKey[x], pa.keys, pa.endpointOff[x], pa.endpointLen[x]);
-            int[] lr = s.lRef[leaf >>> CHUNK_SHIFT];
+            long[] lvr = s.lVerRef[leaf >>> CHUNK_SHIFT];
             int base = (leaf & CHUNK_MASK) * s.leafCap;
             for (int r = i; r < j; r++) {
-                release(lr[base + r]);
+                release(NodeStore.ref(lvr[base + r]));
             }
             int n = s.leafCount(leaf);
             entries.remove(leaf, i, j, this);
@@ -644,7 +647,7 @@ final class PartitionWriter implements AnchorRefs {
             }
             int n = s.leafCount(h);
             if (n > 0) {
-                return s.lVer[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * s.leafCap + n - 1];
+                return NodeStore.ver(s.lVerRef[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * s.leafCap + n - 1]);
             }
         }
     }
@@ -671,8 +674,8 @@ final class PartitionWriter implements AnchorRefs {
         int lastSlot = s.leafCount(left) - 1;
         int last = (left & CHUNK_MASK) * s.leafCap + lastSlot;
         int first = (right & CHUNK_MASK) * s.leafCap;
-        scratchA = layout.fit(scratchA, s.lRef[lc][last]);
-        scratchB = layout.fit(scratchB, s.lRef[rc][first]);
+        scratchA = layout.fit(scratchA, NodeStore.ref(s.lVerRef[lc][last]));
+        scratchB = layout.fit(scratchB, NodeStore.ref(s.lVerRef[rc][first]));
         int lastLen = layout.leaf.materialize(left, lastSlot, scratchA);
         int firstLen = layout.leaf.materialize(right, 0, scratchB);
         int common = Arrays.mismatch(scratchA, 0, lastLen, scratchB, 0, firstLen);
@@ -680,13 +683,13 @@ final class PartitionWriter implements AnchorRefs {
         if (KeyRefs.fitsInline(scratchB, 0, sepLen)) {
             sepKey = layout.inlineOf(scratchB, 0, sepLen);
             sepRef = KeyRefs.inline(sepLen);
-        } else if (KeyRefs.isSuffix(s.lRef[rc][first])) {
+        } else if (KeyRefs.isSuffix(NodeStore.ref(s.lVerRef[rc][first]))) {
             sepKey = layout.inlineOf(scratchB, 0, sepLen);
             sepRef = pendingRef(scratchB, sepLen);
         } else {
             // In the tree's encoding (the leaf's long may skip a prefix of its own).
             sepKey = layout.inlineOf(scratchB, 0, firstLen);
-            sepRef = s.lRef[rc][first];
+            sepRef = NodeStore.ref(s.lVerRef[rc][first]);
             retain(sepRef);
         }
     }

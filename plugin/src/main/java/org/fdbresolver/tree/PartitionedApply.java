@@ -354,7 +354,7 @@ final class PartitionedApply implements BatchWorkers.Task {
         for (int h = s.leafPrev(leaf); h != NodeStore.NIL; h = s.leafPrev(h)) {
             int n = s.leafCount(h);
             if (n > 0) {
-                return s.lVer[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * s.leafCap + n - 1];
+                return NodeStore.ver(s.lVerRef[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * s.leafCap + n - 1]);
             }
         }
         return NodeStore.GAP;

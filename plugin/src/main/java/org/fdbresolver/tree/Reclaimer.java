@@ -268,7 +268,7 @@ final class Reclaimer {
         NodeStore s = store;
         int c = leaf >>> CHUNK_SHIFT;
         int base = (leaf & CHUNK_MASK) * s.leafCap;
-        cursorKey = layout.fit(cursorKey, s.lRef[c][base]);
+        cursorKey = layout.fit(cursorKey, NodeStore.ref(s.lVerRef[c][base]));
         cursorLen = layout.leaf.materialize(leaf, 0, cursorKey);
         cursorPrefix = layout.inlineOf(cursorKey, 0, cursorLen);
     }
@@ -280,7 +280,7 @@ final class Reclaimer {
         int base = (leaf & CHUNK_MASK) * s.leafCap;
         int n = s.leafCount(leaf);
         if (n > 0) {
-            cursorKey = layout.fit(cursorKey, s.lRef[c][base + n - 1]);
+            cursorKey = layout.fit(cursorKey, NodeStore.ref(s.lVerRef[c][base + n - 1]));
             cursorLen = layout.leaf.materialize(leaf, n - 1, cursorKey);
             cursorPrefix = layout.inlineOf(cursorKey, 0, cursorLen);
         }

@@ -79,8 +79,7 @@ final class RunMerge {
         int base = (leaf & CHUNK_MASK) * s.leafCap;
         int n = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK;
         long[] lk = s.lKey[c];
-        int[] lv = s.lVer[c];
-        int[] lr = s.lRef[c];
+        long[] lvr = s.lVerRef[c];
         // The run in the leaf's encoding: its first begin and last end admitted to the leaf's own prefix (lowering
         // it if need be), and with them every key between.
         int skip = kl.leaf.admitRun(leaf, keys, eo[2 * i], el[2 * i], eo[2 * j - 1], el[2 * j - 1], refs);
@@ -89,8 +88,7 @@ final class RunMerge {
             ek = encodeRun(keys, eo, el, i, j, skip);
         }
         long[] ok = out.key;
-        int[] ov = out.ver;
-        int[] or = out.ref;
+        long[] ovr = out.verRef;
         int expired = versions.expiredBelow;
         int firstKept = search.leafSearchAt(leaf, skip, ek[2 * i], keys, eo[2 * i], el[2 * i], false);
         int src = base + firstKept;
@@ -106,12 +104,11 @@ final class RunMerge {
             // Entries below begin stay.
             while (src < end) {
                 long p = lk[src];
-                if ((bp != p ? (bp < p ? -1 : 1) : kl.tailAt(skip, keys, bOff, bLen, lr[src])) <= 0) {
+                if ((bp != p ? (bp < p ? -1 : 1) : kl.tailAt(skip, keys, bOff, bLen, NodeStore.ref(lvr[src]))) <= 0) {
                     break;
                 }
                 ok[o] = p;
-                ov[o] = lv[src];
-                or[o] = lr[src];
+                ovr[o] = lvr[src];
                 o++;
                 src++;
             }
@@ -119,22 +116,23 @@ final class RunMerge {
             int bRef = NIL;
             boolean removed = false;
             int lastRemoved = 0;
-            if (src < end && lk[src] == bp && kl.tailAt(skip, keys, bOff, bLen, lr[src]) == 0) {
-                bRef = lr[src];
-                lastRemoved = lv[src];
+            if (src < end && lk[src] == bp && kl.tailAt(skip, keys, bOff, bLen, NodeStore.ref(lvr[src])) == 0) {
+                bRef = NodeStore.ref(lvr[src]);
+                lastRemoved = NodeStore.ver(lvr[src]);
                 removed = true;
                 src++;
             }
             int cmpE = 1;
             while (src < end) {
                 long p = lk[src];
-                cmpE = ep != p ? (ep < p ? -1 : 1) : kl.tailAt(skip, keys, eOff, eLen, lr[src]);
+                long e = lvr[src];
+                cmpE = ep != p ? (ep < p ? -1 : 1) : kl.tailAt(skip, keys, eOff, eLen, NodeStore.ref(e));
                 if (cmpE <= 0) {
                     break;
                 }
-                lastRemoved = lv[src];
+                lastRemoved = NodeStore.ver(e);
                 removed = true;
-                writer.release(lr[src]);
+                writer.release(NodeStore.ref(e));
                 src++;
             }
             boolean exactE = src < end && cmpE == 0;
@@ -142,8 +140,8 @@ final class RunMerge {
             int vE = 0;
             if (!exactE) {
                 // The version in force at end before this write: the last entry below end.
-                vE = removed ? lastRemoved : o > 0 ? ov[o - 1]
-                        : firstKept > 0 ? lv[base + firstKept - 1] : writer.versionBefore(leaf);
+                vE = removed ? lastRemoved : o > 0 ? NodeStore.ver(ovr[o - 1])
+                        : firstKept > 0 ? NodeStore.ver(lvr[base + firstKept - 1]) : writer.versionBefore(leaf);
                 if (vE < expired) {
                     vE = GAP;
                 }
@@ -153,13 +151,11 @@ final class RunMerge {
                 bRef = writer.beginRef(x, local, eRef, keys);
             }
             ok[o] = bp;
-            ov[o] = v;
-            or[o] = bRef;
+            ovr[o] = NodeStore.entry(v, bRef);
             o++;
             if (!exactE) {
                 ok[o] = ep;
-                ov[o] = vE;
-                or[o] = eRef;
+                ovr[o] = NodeStore.entry(vE, eRef);
                 o++;
             }
         }

@@ -58,7 +58,7 @@ final class SingleReadPath {
         int c = leaf >>> CHUNK_SHIFT;
         int base = (leaf & CHUNK_MASK) * st.leafCap;
         int i = search.leafSearch(leaf, kp, keys, kOff, kLen, false);
-        int predVer = i > 0 ? st.lVer[c][base + i - 1] : search.lastVersionFrom(st.leafPrev(leaf));
+        int predVer = i > 0 ? NodeStore.ver(st.lVerRef[c][base + i - 1]) : search.lastVersionFrom(st.leafPrev(leaf));
         return predVer > s;
     }
 
@@ -86,14 +86,14 @@ final class SingleReadPath {
             // Nothing in this leaf is newer than the snapshot: if the interval holding begin starts in
             // this leaf (its first key is at or below begin), no binary search is needed.
             long p = st.lKey[c][base];
-            int cf = bp != p ? (bp < p ? -1 : 1) : layout.tailAt(skip, keys, bOff, bLen, st.lRef[c][base]);
+            int cf = bp != p ? (bp < p ? -1 : 1) : layout.tailAt(skip, keys, bOff, bLen, NodeStore.ref(st.lVerRef[c][base]));
             if (cf < 0 && search.lastVersionFrom(st.leafPrev(leaf)) > s) {
                 return true;
             }
         } else {
             int i = search.leafSearchAt(leaf, skip, bp, keys, bOff, bLen, true);
             // The interval holding begin.
-            int predVer = i > 0 ? st.lVer[c][base + i - 1] : search.lastVersionFrom(st.leafPrev(leaf));
+            int predVer = i > 0 ? NodeStore.ver(st.lVerRef[c][base + i - 1]) : search.lastVersionFrom(st.leafPrev(leaf));
             if (predVer > s) {
                 return true;
             }
@@ -171,14 +171,13 @@ final class SingleReadPath {
             ep = LeafPrefixes.localInline(keys, eOff, eLen, skip);
         }
         long[] lk = st.lKey[c];
-        int[] lv = st.lVer[c];
-        int[] lr = st.lRef[c];
+        long[] lvr = st.lVerRef[c];
         for (int j = base + i, end = base + n; j < end; j++) {
             long p = lk[j];
-            if (p > ep || (p == ep && layout.tailAt(skip, keys, eOff, eLen, lr[j]) <= 0)) {
+            if (p > ep || (p == ep && layout.tailAt(skip, keys, eOff, eLen, NodeStore.ref(lvr[j])) <= 0)) {
                 return 0;
             }
-            if (lv[j] > s) {
+            if (NodeStore.ver(lvr[j]) > s) {
                 return 1;
             }
         }

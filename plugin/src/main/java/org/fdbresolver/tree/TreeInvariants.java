@@ -75,7 +75,7 @@ final class TreeInvariants {
             int c = leaf >>> CHUNK_SHIFT;
             int b = (leaf & CHUNK_MASK) * s.leafCap;
             for (int j = 0; j < s.leafCount(leaf); j++) {
-                int r = s.lRef[c][b + j];
+                int r = NodeStore.ref(s.lVerRef[c][b + j]);
                 if (r >= 0) {
                     refs.merge(r >>> 1, 1, Integer::sum);
                 }
@@ -119,7 +119,7 @@ final class TreeInvariants {
         NodeStore s = store;
         int at = (leaf & CHUNK_MASK) * s.leafCap + slot;
         long prefix = s.lKey[leaf >>> CHUNK_SHIFT][at];
-        int ref = s.lRef[leaf >>> CHUNK_SHIFT][at];
+        int ref = NodeStore.ref(s.lVerRef[leaf >>> CHUNK_SHIFT][at]);
         if (!KeyRefs.isSuffix(ref)) {
             return keyOf(prefix, ref, layout.leaf.skipOf(leaf));
         }
@@ -171,7 +171,7 @@ final class TreeInvariants {
                 if (lo != null && Arrays.compareUnsigned(k, lo) < 0 || hi != null && Arrays.compareUnsigned(k, hi) >= 0) {
                     throw new AssertionError("leaf " + h + " key outside its separators");
                 }
-                if (s.lVer[c][b + j] > lm) {
+                if (NodeStore.ver(s.lVerRef[c][b + j]) > lm) {
                     throw new AssertionError("leaf " + h + " entry version above the leaf max");
                 }
             }
@@ -213,7 +213,7 @@ final class TreeInvariants {
             int c = leaf >>> CHUNK_SHIFT;
             int b = (leaf & CHUNK_MASK) * s.leafCap;
             for (int j = 0; j < s.leafCount(leaf); j++) {
-                int v = s.lVer[c][b + j];
+                int v = NodeStore.ver(s.lVerRef[c][b + j]);
                 out.add(new AbstractMap.SimpleEntry<>(leafKey(leaf, j),
                         v == GAP || v < versions.expiredBelow ? null : versions.base + v));
             }

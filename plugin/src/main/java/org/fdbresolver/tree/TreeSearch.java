@@ -36,7 +36,7 @@ final class TreeSearch {
         int header = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT];
         int n = header & COUNT_MASK;
         long[] lk = s.lKey[c];
-        int[] lr = s.lRef[c];
+        long[] lvr = s.lVerRef[c];
         // The end in this leaf's encoding (a sentinel length when it lacks the leaf's own prefix).
         int skip = header >>> SKIP_SHIFT;
         if (skip == 0) {
@@ -48,7 +48,7 @@ final class TreeSearch {
         int j = from;
         while (j < n) {
             long p = lk[base + j];
-            if (p > kp || (p == kp && layout.tailAt(skip, key, off, len, lr[base + j]) <= 0)) {
+            if (p > kp || (p == kp && layout.tailAt(skip, key, off, len, NodeStore.ref(lvr[base + j])) <= 0)) {
                 break;
             }
             j++;
@@ -107,7 +107,7 @@ final class TreeSearch {
     int leafSearchAt(int h, int skip, long kp, byte[] key, int off, int len, boolean strict) {
         NodeStore s = store;
         long[] keys = s.lKey[h >>> CHUNK_SHIFT];
-        int[] refs = s.lRef[h >>> CHUNK_SHIFT];
+        long[] lvr = s.lVerRef[h >>> CHUNK_SHIFT];
         int base = (h & CHUNK_MASK) * s.leafCap;
         // Branch-free steps, as in childSlot.
         int first = 0;
@@ -116,7 +116,7 @@ final class TreeSearch {
             int half = n >>> 1;
             int mid = first + half;
             long p = keys[base + mid];
-            boolean below = kp > p || kp == p && belowOnTie(skip, key, off, len, refs[base + mid], strict);
+            boolean below = kp > p || kp == p && belowOnTie(skip, key, off, len, NodeStore.ref(lvr[base + mid]), strict);
             first = below ? mid + 1 : first;
             n = below ? n - half - 1 : half;
         }
@@ -162,7 +162,7 @@ final class TreeSearch {
         while (h != NIL) {
             int n = s.leafCount(h);
             if (n > 0) {
-                return s.lVer[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * s.leafCap + n - 1];
+                return NodeStore.ver(s.lVerRef[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * s.leafCap + n - 1]);
             }
             h = s.leafPrev(h);
         }

@@ -73,7 +73,9 @@ final class TreeWriter {
         int leaf = descendForInsert(bp, keys, bOff, bLen);
         int i = search.leafSearch(leaf, bp, keys, bOff, bLen, false);
         if (i < s.leafCount(leaf) && kl.leaf.compare(leaf, i, bp, keys, bOff, bLen) == 0) {
-            s.lVer[leaf >>> CHUNK_SHIFT][(leaf & CHUNK_MASK) * s.leafCap + i] = v;
+            long[] lvr = s.lVerRef[leaf >>> CHUNK_SHIFT];
+            int at = (leaf & CHUNK_MASK) * s.leafCap + i;
+            lvr[at] = NodeStore.withVer(lvr[at], v);
         } else {
             if (bRef != NIL) {
                 s.arena.retain(bRef >>> 1);
@@ -102,8 +104,7 @@ final class TreeWriter {
         int h = (leaf & CHUNK_MASK) * LEAF_HEADER_INTS;
         int n = hdr[h + H_COUNT] & COUNT_MASK;
         long[] lk = s.lKey[c];
-        int[] lv = s.lVer[c];
-        int[] lr = s.lRef[c];
+        long[] lvr = s.lVerRef[c];
         // Both ends in the leaf's encoding; one without the leaf's own prefix takes the general path, which admits it.
         int skip = hdr[h + H_COUNT] >>> SKIP_SHIFT;
         int local = skip;
@@ -121,7 +122,7 @@ final class TreeWriter {
         int cmpE = 1;
         while (j < n) {
             long p = lk[base + j];
-            cmpE = ep != p ? (ep < p ? -1 : 1) : kl.tailAt(skip, keys, eOff, eLen, lr[base + j]);
+            cmpE = ep != p ? (ep < p ? -1 : 1) : kl.tailAt(skip, keys, eOff, eLen, NodeStore.ref(lvr[base + j]));
             if (cmpE <= 0) {
                 break;
             }
@@ -131,21 +132,21 @@ final class TreeWriter {
             return false;
         }
         boolean exactE = cmpE == 0;
-        boolean exactB = i < j && lk[base + i] == bp && kl.tailAt(skip, keys, bOff, bLen, lr[base + i]) == 0;
+        boolean exactB = i < j && lk[base + i] == bp && kl.tailAt(skip, keys, bOff, bLen, NodeStore.ref(lvr[base + i])) == 0;
         int newCount = i + (exactE ? 1 : 2) + (n - j);
         if (newCount > s.leafCap) {
             return false;
         }
         int vE = 0;
         if (!exactE) {
-            vE = j > 0 ? lv[base + j - 1] : search.lastVersionFrom(hdr[h + H_PREV]);
+            vE = j > 0 ? NodeStore.ver(lvr[base + j - 1]) : search.lastVersionFrom(hdr[h + H_PREV]);
             if (vE < versions.expiredBelow) {
                 vE = GAP;
             }
         }
-        int bRef = exactB ? lr[base + i] : NIL;
+        int bRef = exactB ? NodeStore.ref(lvr[base + i]) : NIL;
         for (int k = exactB ? i + 1 : i; k < j; k++) {
-            s.releaseRef(lr[base + k]);
+            s.releaseRef(NodeStore.ref(lvr[base + k]));
         }
         int eRef = 0;
         if (!exactE) {
@@ -185,16 +186,16 @@ final class TreeWriter {
         int base = (leaf & CHUNK_MASK) * s.leafCap;
         int n = s.lHdr[c][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK;
         if (i < n && layout.leaf.compare(leaf, i, kp, key, off, len) == 0) {
-            return s.lRef[c][base + i];
+            return NodeStore.ref(s.lVerRef[c][base + i]);
         }
-        int v = i > 0 ? s.lVer[c][base + i - 1] : search.lastVersionFrom(s.leafPrev(leaf));
+        int v = i > 0 ? NodeStore.ver(s.lVerRef[c][base + i - 1]) : search.lastVersionFrom(s.leafPrev(leaf));
         if (v < versions.expiredBelow) {
             v = GAP;
         }
         long pos = insertEntry(leaf, i, kp, key, off, len, NIL, v);
         int at = (int) (pos >>> 32);
         raiseMax(at, v);
-        return s.lRef[at >>> CHUNK_SHIFT][(at & CHUNK_MASK) * s.leafCap + (int) pos];
+        return NodeStore.ref(s.lVerRef[at >>> CHUNK_SHIFT][(at & CHUNK_MASK) * s.leafCap + (int) pos]);
     }
 
     /** Raises the max version of {@code leaf} and of its slot along the recorded descent path. */
@@ -391,8 +392,8 @@ final class TreeWriter {
         int lc = left >>> CHUNK_SHIFT;
         int rc = right >>> CHUNK_SHIFT;
         int last = s.leafCount(left) - 1;
-        scratchA = layout.fit(scratchA, s.lRef[lc][(left & CHUNK_MASK) * s.leafCap + last]);
-        scratchB = layout.fit(scratchB, s.lRef[rc][(right & CHUNK_MASK) * s.leafCap]);
+        scratchA = layout.fit(scratchA, NodeStore.ref(s.lVerRef[lc][(left & CHUNK_MASK) * s.leafCap + last]));
+        scratchB = layout.fit(scratchB, NodeStore.ref(s.lVerRef[rc][(right & CHUNK_MASK) * s.leafCap]));
         int lastLen = layout.leaf.materialize(left, last, scratchA);
         int firstLen = layout.leaf.materialize(right, 0, scratchB);
         int common = Arrays.mismatch(scratchA, 0, lastLen, scratchB, 0, firstLen);
@@ -406,10 +407,10 @@ final class TreeWriter {
         NodeStore s = store;
         while (leaf != NIL) {
             int j = search.endOfRemoval(leaf, i, ep, key, off, len);
-            int[] lr = s.lRef[leaf >>> CHUNK_SHIFT];
+            long[] lvr = s.lVerRef[leaf >>> CHUNK_SHIFT];
             int base = (leaf & CHUNK_MASK) * s.leafCap;
             for (int r = i; r < j; r++) {
-                s.releaseRef(lr[base + r]);
+                s.releaseRef(NodeStore.ref(lvr[base + r]));
             }
             int n = s.leafCount(leaf);
             entries.remove(leaf, i, j, s);

@@ -70,9 +70,9 @@ final class VersionWindow {
             int b = (h & CHUNK_MASK) * s.leafCap;
             int[] hdr = s.lHdr[c];
             int at = (h & CHUNK_MASK) * LEAF_HEADER_INTS;
-            int[] lv = s.lVer[c];
+            long[] lvr = s.lVerRef[c];
             for (int j = 0, n = hdr[at + H_COUNT] & COUNT_MASK; j < n; j++) {
-                lv[b + j] = rebaseVersion(lv[b + j], below);
+                lvr[b + j] = NodeStore.withVer(lvr[b + j], rebaseVersion(NodeStore.ver(lvr[b + j]), below));
             }
             hdr[at + H_MAX] = rebaseVersion(hdr[at + H_MAX], below);
             return;

@@ -11,8 +11,8 @@ import static org.fdbresolver.tree.NodeStore.SKIP_SHIFT;
  * Loads ahead, for a block of a batch's writes, the cache lines their runs will need, every write's loads of a stage
  * together, so that the misses of the block overlap instead of each write waiting for its own: the parent's slot and
  * the leaf's header; then the search for each begin in its leaf, one probe per write per round, each loading the next
- * probe's line (for a leaf with a prefix of its own, its anchor and the begin in its encoding); finally the version and
- * reference lines at the found slot, where the run's copies start. Shared by both writers ({@link BatchWriter},
+ * probe's line (for a leaf with a prefix of its own, its anchor and the begin in its encoding); finally the line of the
+ * version and reference at the found slot, where the run's copies start. Shared by both writers ({@link BatchWriter},
  * {@link PartitionWriter}). Where the writes land comes from a route made before the batch changed the tree: a hint
  * only, nothing depends on it.
  *
@@ -103,7 +103,7 @@ final class WriteAhead {
                 } else {
                     searching--;
                     int at = base + Math.max(0, l - 1);
-                    t += s.lVer[c][at] + s.lRef[c][at];
+                    t += NodeStore.ref(s.lVerRef[c][at]);
                 }
             }
         }
