@@ -577,6 +577,28 @@ final class LeafPrefixes {
     }
 
     /**
+     * {@link #tighten} for a leaf a run was just merged into, when its first and last longs are equal to the run's first
+     * begin ({@code written}, in the leaf's encoding): every key of it then shares at least 8 bytes more than the leaf
+     * skips, and every search in it would tie on its longs and read the keys' bytes. Moves between leaves tighten both;
+     * a leaf can also come to share more when the entries that did not share it expire and are swept
+     * ({@link LeafCompaction} keeps the prefix), and a leaf of hot keys that never splits again would keep the short
+     * prefix for good (the golden bank capture's account leaves: docs/tree.md). The last long is first: the run's
+     * shift of the leaf's tail has just loaded its line, and a tight leaf's last long rarely equals a written key's;
+     * a tight leaf's first and last longs differ in their first byte. The keys keep their chunks (no suffix keys are
+     * made here), so that the leaf takes a batch's partitions as before ({@link #partsCanWrite}).
+     */
+    void tightenIfTied(int h, long written, AnchorRefs refs) {
+        NodeStore st = store;
+        int c = h >>> CHUNK_SHIFT;
+        int n = st.lHdr[c][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK;
+        int base = (h & CHUNK_MASK) * st.leafCap;
+        long[] lk = st.lKey[c];
+        if (n >= 2 && lk[base + n - 1] == written && lk[base] == written) {
+            tighten(h, refs, false);
+        }
+    }
+
+    /**
      * Gives leaf {@code h} a longer prefix when its keys share at least {@link #minGain} bytes beyond what its longs
      * skip now (and it is eligible, and holds no inline key): its longs are then re-read from their key blocks. The
      * sorted keys share what the first and the last share, so only those two are compared: their longs tell a gain of
@@ -585,6 +607,15 @@ final class LeafPrefixes {
      * move).
      */
     void tighten(int h, AnchorRefs refs) {
+        tighten(h, refs, true);
+    }
+
+    /**
+     * {@link #tighten}, and with {@code dropChunks} false leaving every key in the chunk it has: no suffix key is made
+     * (a leaf that holds some may refuse a batch's partitions, {@link #partsCanWrite}), the leaf's own prefix and longs
+     * are raised all the same.
+     */
+    private void tighten(int h, AnchorRefs refs, boolean dropChunks) {
         boolean raised = raise(h, refs);
         if (localSkip(h) != 0) {
             NodeStore st = store;
@@ -599,7 +630,7 @@ final class LeafPrefixes {
             // Block keys that fit a suffix reference appear when the prefix grows (keys written into a local leaf are
             // stored as suffix keys at once): only then are the chunks' lengths read.
             int floor = refs.suffixFloor();
-            if (raised && floor != 0) {
+            if (raised && dropChunks && floor != 0) {
                 dropChunks(h, Math.min(floor, localSkip(h)), refs);
             }
         }

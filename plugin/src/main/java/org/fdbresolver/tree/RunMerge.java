@@ -161,6 +161,7 @@ final class RunMerge {
         }
         first = firstKept;
         if (entries.writeBack(leaf, firstKept, out, o, src - base)) {
+            kl.leaf.tightenIfTied(leaf, ek[2 * i], refs);
             return true;
         }
         // The leaf's new entries are its first `first` entries, then out[0, o + tail).

@@ -143,6 +143,56 @@ class HistoryTreeTest {
         assertEquals(0, tree.keyBytesInUse(), "every chunk freed once the history expired");
     }
 
+    /**
+     * The golden bank capture's account leaves: a leaf split off while it held account and transfer keys takes the
+     * prefix the two subspaces share, and its longs then hold {@code account\0} for every account, so every search in
+     * it ties and reads the keys' bytes. Once the transfer keys have expired and been swept, the next write into the
+     * leaf gives it the longer prefix the accounts share ({@link LeafPrefixes#tightenIfTied}); the tree stays exact.
+     */
+    @Test
+    void aLeafWhoseOtherSubspaceExpiredTakesTheLongerPrefixAtItsNextWrite() {
+        HistoryTree tree = new HistoryTree(256, 256, 1L << 30);
+        tree.leafPrefixMinGain(1);
+        byte[] system = {(byte) 0xFF, '/', 'x'};
+        List<Range> first = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            first.add(point(bankKey("account", i)));
+        }
+        for (int i = 0; i < 8; i++) {
+            first.add(point(bankKey("transfer", i)));
+        }
+        first.add(point(system));
+        merge(tree, first, 10);
+        byte[] account = bankKey("account", 0);
+        int shared = account.length - 1; // what the accounts share: all but the id byte
+        int before = tree.leafPrefixAt(account);
+        assertTrue(before > 0 && before < shared, "the accounts' leaf should have the prefix both subspaces share, has "
+                + before);
+        List<Range> accounts = new ArrayList<>(first.subList(0, 5));
+        merge(tree, accounts, 30);
+        for (int b = 0; b < 20; b++) {
+            tree.removeBefore(20, 0); // the transfers and the system key expire
+        }
+        tree.checkInvariants();
+        assertEquals(before, tree.leafPrefixAt(account), "the sweep alone keeps the leaf's prefix");
+        merge(tree, List.of(accounts.getFirst()), 40);
+        tree.checkInvariants();
+        assertTrue(tree.leafPrefixAt(account) >= shared, "after a write the accounts' leaf should skip at least "
+                + shared + " bytes, skips " + tree.leafPrefixAt(account));
+    }
+
+    /** A key as fdb-java's tuple layer packs {@code ("fdbresolver-bank", kind, id)}, the id a byte. */
+    private static byte[] bankKey(String kind, int id) {
+        byte[] k = ("\u0002fdbresolver-bank\u0000\u0002" + kind + "\u0000\u0015").getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+        byte[] out = java.util.Arrays.copyOf(k, k.length + 1);
+        out[k.length] = (byte) (0x20 + id);
+        return out;
+    }
+
+    private static Range point(byte[] k) {
+        return new Range(k, java.util.Arrays.copyOf(k, k.length + 1));
+    }
+
     private static byte[] dotsThen(int x) {
         byte[] k = new byte[16];
         java.util.Arrays.fill(k, 0, 12, (byte) '.');
