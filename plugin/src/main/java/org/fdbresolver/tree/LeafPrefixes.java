@@ -577,8 +577,8 @@ final class LeafPrefixes {
     }
 
     /**
-     * {@link #tighten} for a leaf a run was just merged into, when its first and last longs are equal to the run's first
-     * begin ({@code written}, in the leaf's encoding): every key of it then shares at least 8 bytes more than the leaf
+     * {@link #tighten} for a leaf a run was just merged into, when its first and last longs equal the run's first begin
+     * ({@code written}, in the leaf's encoding): every key of it then shares at least 8 bytes more than the leaf
      * skips, and every search in it would tie on its longs and read the keys' bytes. Moves between leaves tighten both;
      * a leaf can also come to share more when the entries that did not share it expire and are swept
      * ({@link LeafCompaction} keeps the prefix), and a leaf of hot keys that never splits again would keep the short

@@ -183,7 +183,8 @@ class HistoryTreeTest {
 
     /** A key as fdb-java's tuple layer packs {@code ("fdbresolver-bank", kind, id)}, the id a byte. */
     private static byte[] bankKey(String kind, int id) {
-        byte[] k = ("\u0002fdbresolver-bank\u0000\u0002" + kind + "\u0000\u0015").getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+        String packed = "\u0002fdbresolver-bank\u0000\u0002" + kind + "\u0000\u0015";
+        byte[] k = packed.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
         byte[] out = java.util.Arrays.copyOf(k, k.length + 1);
         out[k.length] = (byte) (0x20 + id);
         return out;
