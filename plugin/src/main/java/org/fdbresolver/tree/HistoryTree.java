@@ -2,7 +2,6 @@ package org.fdbresolver.tree;
 
 import static org.fdbresolver.tree.NodeStore.NIL;
 
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -254,25 +253,10 @@ public final class HistoryTree implements History {
         return n;
     }
 
-    /**
-     * The prefix of its own ({@link LeafPrefixes}; 0: none) of the leaf whose last key is the first at or above
-     * {@code key}; a walk that reads every leaf's last key, for tests.
-     */
+    /** The prefix of its own ({@link LeafPrefixes}; 0: none) of the leaf holding {@code key}; for tests. */
     int leafPrefixAt(byte[] key) {
-        byte[] last = new byte[16];
-        for (int leaf = store.leftmostLeaf(); leaf != NIL; leaf = store.leafNext(leaf)) {
-            int n = store.leafCount(leaf);
-            if (n == 0) {
-                continue;
-            }
-            int at = (leaf & NodeStore.CHUNK_MASK) * store.leafCap + n - 1;
-            last = layout.fit(last, NodeStore.ref(store.lVerRef[leaf >>> NodeStore.CHUNK_SHIFT][at]));
-            int len = layout.leaf.materialize(leaf, n - 1, last);
-            if (Arrays.compareUnsigned(last, 0, len, key, 0, key.length) >= 0) {
-                return layout.leaf.localSkip(leaf);
-            }
-        }
-        return -1;
+        int len = layout.searchLength(key, 0, key.length);
+        return layout.leaf.localSkip(search.findLeaf(layout.searchInline(key, 0, len), key, 0, len));
     }
 
     /** The most local leaves anchored on one key chunk ({@link LeafPrefixes}); a walk of the leaf chain, for tests. */

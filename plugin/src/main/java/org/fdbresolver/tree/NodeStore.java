@@ -152,6 +152,13 @@ final class NodeStore implements AnchorRefs {
         return (long) ver << 32 | (entry & 0xFFFF_FFFFL);
     }
 
+    /** Sets the version of entry {@code slot} of leaf {@code h}, keeping its key reference. */
+    void setLeafVersion(int h, int slot, int ver) {
+        long[] lvr = lVerRef[h >>> CHUNK_SHIFT];
+        int at = (h & CHUNK_MASK) * leafCap + slot;
+        lvr[at] = withVer(lvr[at], ver);
+    }
+
     /** A {@link #lVerRef} entry with its key reference replaced. */
     static long withRef(long entry, int ref) {
         return entry & 0xFFFF_FFFF_0000_0000L | (ref & 0xFFFF_FFFFL);

@@ -485,9 +485,7 @@ final class PartitionWriter implements AnchorRefs {
         int leaf = chainLeaf[k];
         int ib = search.leafSearch(leaf, pa.endpointKey[bx], keys, pa.endpointOff[bx], pa.endpointLen[bx], false);
         if (isAt(leaf, ib, bx)) {
-            long[] lvr = s.lVerRef[leaf >>> CHUNK_SHIFT];
-            int at = (leaf & CHUNK_MASK) * s.leafCap + ib;
-            lvr[at] = NodeStore.withVer(lvr[at], v);
+            s.setLeafVersion(leaf, ib, v);
         } else {
             long pos = insert(k, ib, bx, v);
             k = (int) (pos >>> 32);

@@ -73,9 +73,7 @@ final class TreeWriter {
         int leaf = descendForInsert(bp, keys, bOff, bLen);
         int i = search.leafSearch(leaf, bp, keys, bOff, bLen, false);
         if (i < s.leafCount(leaf) && kl.leaf.compare(leaf, i, bp, keys, bOff, bLen) == 0) {
-            long[] lvr = s.lVerRef[leaf >>> CHUNK_SHIFT];
-            int at = (leaf & CHUNK_MASK) * s.leafCap + i;
-            lvr[at] = NodeStore.withVer(lvr[at], v);
+            s.setLeafVersion(leaf, i, v);
         } else {
             if (bRef != NIL) {
                 s.arena.retain(bRef >>> 1);

@@ -72,7 +72,8 @@ final class VersionWindow {
             int at = (h & CHUNK_MASK) * LEAF_HEADER_INTS;
             long[] lvr = s.lVerRef[c];
             for (int j = 0, n = hdr[at + H_COUNT] & COUNT_MASK; j < n; j++) {
-                lvr[b + j] = NodeStore.withVer(lvr[b + j], rebaseVersion(NodeStore.ver(lvr[b + j]), below));
+                long e = lvr[b + j];
+                lvr[b + j] = NodeStore.withVer(e, rebaseVersion(NodeStore.ver(e), below));
             }
             hdr[at + H_MAX] = rebaseVersion(hdr[at + H_MAX], below);
             return;
