@@ -21,11 +21,13 @@ SL=os.environ.get('FDBRESOLVER_FDB_SKIPLIST', '')
 for r in range(rounds):
     for name,root,opts in variants:
         if root=='SL':
-            cmd=[SL,trace]+extra
+            # Over jemalloc, as fdbserver runs its skip list (docs/tree.md, "The skip list's allocator").
+            je='/usr/lib/x86_64-linux-gnu/libjemalloc.so.2'
+            cmd=([] if os.environ.get('FDBRESOLVER_SKIPLIST_MALLOC')=='system' or not os.path.exists(je) else ['env','LD_PRELOAD='+je])+[SL,trace]+extra
         else:
-            cmd=[root+'/scripts/fdbresolver','bench',trace,'--no-batch-cpu']+extra+['--engine-option='+o for o in opts if not o.startswith('-X')]
+            cmd=[root+'/scripts/fdbresolver','bench',trace,'--no-batch-cpu']+extra+['--engine-option='+o for o in opts if not o.startswith(('-X', '-D'))]
         venv=dict(env)
-        jvm=[o for o in opts if o.startswith('-X')]
+        jvm=[o for o in opts if o.startswith(('-X', '-D'))]
         if jvm: venv['FDBRESOLVER_JAVA_OPTS']=' '.join(jvm)
         out=subprocess.run(cmd,capture_output=True,text=True,env=venv).stdout
         d={}

@@ -106,6 +106,40 @@ class ScriptsTest {
                 failed::toString);
     }
 
+    /**
+     * fdb-compare times FoundationDB's skip list over jemalloc, as fdbserver links it: a comparator that links it runs
+     * as it is, another one with jemalloc preloaded where the library is here (else the report says glibc's malloc and
+     * why), and FDBRESOLVER_SKIPLIST_MALLOC=system keeps glibc's.
+     */
+    @Test
+    void theSkipListIsTimedOverJemalloc(@TempDir Path dir) throws Exception {
+        Path probe = Files.writeString(dir.resolve("probe.bash"), "source " + SCRIPTS.resolve("lib/skiplist-comparator.bash")
+                + "\nskiplist_allocator \"$1\"\necho \"run=${skiplist_run[*]}\"\necho \"allocator=$skiplist_allocator\"\n");
+        Path linked = Files.write(dir.resolve("linked"), "\u007fELF ... <jemalloc>: Invalid conf pair ...".getBytes());
+        Path plain = Files.write(dir.resolve("plain"), "\u007fELF ... malloc ...".getBytes());
+
+        LauncherScriptTest.Result r = bash(probe, Map.of(), linked.toString());
+        assertEquals(List.of("run=", "allocator=jemalloc (linked in the comparator, as in fdbserver)"), r.out().lines().toList(),
+                r::toString);
+
+        r = bash(probe, Map.of("FDBRESOLVER_SKIPLIST_MALLOC", "system"), plain.toString());
+        assertEquals("run=", r.out().lines().findFirst().orElseThrow(), r::toString);
+        assertTrue(r.out().contains("allocator=glibc malloc (FDBRESOLVER_SKIPLIST_MALLOC=system;"), r::toString);
+
+        r = bash(probe, Map.of(), plain.toString());
+        Path lib = List.of("/usr/lib/x86_64-linux-gnu/libjemalloc.so.2", "/usr/lib/aarch64-linux-gnu/libjemalloc.so.2",
+                "/usr/lib64/libjemalloc.so.2", "/usr/lib/libjemalloc.so.2").stream().map(Path::of).filter(Files::isRegularFile)
+                .findFirst().orElse(null);
+        if (lib != null) {
+            assertEquals(List.of("run=env LD_PRELOAD=" + lib, "allocator=jemalloc (" + lib + " preloaded, as fdbserver links it)"),
+                    r.out().lines().toList(), r::toString);
+        } else {
+            assertEquals("run=", r.out().lines().findFirst().orElseThrow(), r::toString);
+            assertTrue(r.out().contains("allocator=glibc malloc: no libjemalloc.so.2 here (apt-get install libjemalloc2)"),
+                    r::toString);
+        }
+    }
+
     /** Its usage line names every option it takes, and takes every option it names; bad usage is exit 2. */
     @Test
     void fdbCompareUsageMatchesWhatItParses() throws Exception {
