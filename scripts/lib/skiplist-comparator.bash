@@ -59,12 +59,15 @@ prepare_skiplist_comparator() {
 }
 
 # skiplist_allocator COMPARATOR: how to run FoundationDB's skip list over the allocator fdbserver runs it over.
-# fdbserver links jemalloc (FoundationDB's USE_JEMALLOC, statically); neither comparator does, and over glibc's malloc
-# the skip list took up to twice as long on the benchmark workloads as over jemalloc (custom-range 7.3-8.1 s against
-# 3.6; docs/tree.md, "The skip list's allocator"), so a ratio against it flattered the engine. Sets:
+# fdbserver links jemalloc (FoundationDB's USE_JEMALLOC, statically), and over glibc's malloc the skip list took up to
+# twice as long on the benchmark workloads as over jemalloc (custom-range 7.3-8.1 s against 3.6; docs/tree.md, "The
+# skip list's allocator"), so a ratio against it flattered the engine. Both comparators link jemalloc themselves now
+# (patch 0003 as fdbserver does; scripts/build-skiplist where libjemalloc.a is here); one built without it, or
+# before, runs with libjemalloc.so.2 preloaded. Sets:
 #   skiplist_run        the command prefix to run the comparator with: (env LD_PRELOAD=libjemalloc) or empty
 #   skiplist_allocator  one line for the report: which allocator, and why
-# FDBRESOLVER_SKIPLIST_MALLOC=system keeps glibc's malloc (to compare the two).
+# FDBRESOLVER_SKIPLIST_MALLOC=system keeps glibc's malloc for a comparator that does not link jemalloc (to compare
+# the two: scripts/build-skiplist on a machine without libjemalloc-dev builds one).
 skiplist_allocator() {
   local comparator="$1" lib=""
   skiplist_run=()

@@ -21,9 +21,12 @@ SL=os.environ.get('FDBRESOLVER_FDB_SKIPLIST', '')
 for r in range(rounds):
     for name,root,opts in variants:
         if root=='SL':
-            # Over jemalloc, as fdbserver runs its skip list (docs/tree.md, "The skip list's allocator").
+            # Over jemalloc, as fdbserver runs its skip list (docs/tree.md, "The skip list's allocator"): linked in
+            # the comparator since 2026-12-06, preloaded into one built before.
             je='/usr/lib/x86_64-linux-gnu/libjemalloc.so.2'
-            cmd=([] if os.environ.get('FDBRESOLVER_SKIPLIST_MALLOC')=='system' or not os.path.exists(je) else ['env','LD_PRELOAD='+je])+[SL,trace]+extra
+            linked=b'<jemalloc>' in open(SL,'rb').read()
+            preload=not linked and os.environ.get('FDBRESOLVER_SKIPLIST_MALLOC')!='system' and os.path.exists(je)
+            cmd=(['env','LD_PRELOAD='+je] if preload else [])+[SL,trace]+extra
         else:
             cmd=[root+'/scripts/fdbresolver','bench',trace,'--no-batch-cpu']+extra+['--engine-option='+o for o in opts if not o.startswith(('-X', '-D'))]
         venv=dict(env)

@@ -4,8 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,6 +18,7 @@ import org.fdbresolver.harness.fdb.FdbBuildLocation;
 import org.fdbresolver.harness.fdb.FdbSkipListComparator;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 
 /**
@@ -81,6 +86,39 @@ class SkipListComparatorsAgreeTest {
             }));
         }
         return tests.stream();
+    }
+
+    /**
+     * Both run the skip list over the allocator fdbserver links, jemalloc: over glibc's malloc it took up to twice as
+     * long on the benchmark workloads (docs/tree.md, "The skip list's allocator"), and every ratio against it flattered
+     * the engine. jemalloc's messages start {@code <jemalloc>:} in every binary that links it, stripped or not. Where
+     * both are built, build-fdb has installed Debian's libjemalloc-dev, which build-skiplist links.
+     */
+    @Test
+    void bothComparatorsLinkJemallocAsFdbserverDoes() throws IOException {
+        for (Path comparator : require()) {
+            assertTrue(contains(comparator, "<jemalloc>".getBytes(StandardCharsets.US_ASCII)),
+                    () -> comparator + " does not link jemalloc");
+        }
+    }
+
+    private static boolean contains(Path file, byte[] needle) throws IOException {
+        byte[] buffer = new byte[1 << 20];
+        int carried = 0;
+        try (InputStream in = Files.newInputStream(file)) {
+            for (int read; (read = in.read(buffer, carried, buffer.length - carried)) > 0; ) {
+                int end = carried + read;
+                for (int i = 0; i + needle.length <= end; i++) {
+                    if (Arrays.equals(buffer, i, i + needle.length, needle, 0, needle.length)) {
+                        return true;
+                    }
+                }
+                // Keep the last bytes: the needle may straddle two reads.
+                carried = Math.min(needle.length - 1, end);
+                System.arraycopy(buffer, end - carried, buffer, 0, carried);
+            }
+        }
+        return false;
     }
 
     private static Map<String, String> compared(Map<String, String> lines) {
