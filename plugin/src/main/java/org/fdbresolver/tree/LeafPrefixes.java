@@ -275,6 +275,28 @@ final class LeafPrefixes {
     }
 
     /**
+     * A partition chain's floor once its member {@code a} hands entries to the original right sibling {@code b}, which
+     * holds suffix keys and has no writes of its own in the batch ({@link PartitionWriter}), when the chain's floor was
+     * {@code floor} (not 0): the lower of it and the prefix the two leaves share once they trade entries, when
+     * {@code b}'s suffix keys fit a leaf lowered that far; else 0 (it may not take them). The chain's endpoints that
+     * reach {@code b} have the floor's bytes of the chain's prefix, and {@code b}'s keys that shared prefix's, so none
+     * lowers it below the result; the moves themselves are checked on their own ({@link #canUnifyRun}).
+     */
+    int floorWithSibling(int a, int b, int floor) {
+        int sa = localSkip(a);
+        int sb = localSkip(b);
+        if (sa == 0 || sb == 0) {
+            return 0;
+        }
+        int to = unifiedSkip(a, sa, b, sb);
+        if (to == 0) {
+            return 0;
+        }
+        int lowered = Math.min(floor, to);
+        return fitsLowered(b, sb, lowered) ? lowered : 0;
+    }
+
+    /**
      * Whether leaves {@code a} and {@code b} can trade entries ({@link #unify}) without a key chunk: the sweeper merges
      * them only then (its parallel groups cannot allocate; the one-thread sweeper frees rather than takes).
      */

@@ -355,13 +355,28 @@ final class PartitionWriter implements AnchorRefs {
     }
 
     /**
-     * Whether right neighbour {@code right} of member {@code k} may take its entries without a key chunk: the original
-     * sibling only when it holds no suffix key, and its own writes (which join the chain with it, and may lower any
-     * member) do not meet suffix keys: the chain makes none and holds none (its floor is 0, {@link #suffixFloor}).
-     * The moves themselves are checked by the caller ({@link LeafPrefixes#canUnify}).
+     * The chain's floor ({@link #suffixFloor}) once right neighbour {@code right} of member {@code k} has taken entries
+     * from it without a key chunk, or -1 when it may not take them. Another member may (the caller checks the move,
+     * {@link LeafPrefixes#canUnify}); so may the original sibling when it holds no suffix key and its own writes (which
+     * join the chain with it, and may lower any member) do not meet suffix keys: the chain makes none and holds none
+     * (its floor is 0). A sibling that holds suffix keys and has no writes in the batch may take them when its suffix
+     * keys fit a leaf lowered to the lower of the floor and the prefix the two share
+     * ({@link LeafPrefixes#floorWithSibling}): only the chain's endpoints reach it then, and each has the floor's
+     * bytes, so none lowers it further once the floor is that. Tuple keys need it: their leaves hold suffix keys,
+     * and refusing such siblings left the partitions' trees 4 % larger than the one-thread writer's (docs/tree.md).
      */
-    private boolean mayTake(int k, int right) {
-        return k + 1 < chainLength || !layout.leaf.holdsSuffixKey(right) && (siblingWrites == 0 || suffixFloor == 0);
+    private int floorIfTaken(int k, int right) {
+        if (k + 1 < chainLength) {
+            return suffixFloor;
+        }
+        if (!layout.leaf.holdsSuffixKey(right)) {
+            return siblingWrites == 0 || suffixFloor == 0 ? suffixFloor : -1;
+        }
+        if (siblingWrites != 0 || suffixFloor == 0) {
+            return -1;
+        }
+        int floor = layout.leaf.floorWithSibling(chainLeaf[k], right, suffixFloor);
+        return floor != 0 ? floor : -1;
     }
 
     /** Member {@code k} handed its last entries to its right neighbour: the neighbour's low key is now {@code (key, ref)}. */
@@ -437,8 +452,10 @@ final class PartitionWriter implements AnchorRefs {
         if (right != NIL) {
             int rn = s.leafCount(right);
             int move = (cap - rn) / 2;
-            if (move >= Math.max(2, cap / 16) && total - move <= cap && mayTake(k, right)
+            int floor;
+            if (move >= Math.max(2, cap / 16) && total - move <= cap && (floor = floorIfTaken(k, right)) >= 0
                     && (rn == 0 || layout.leaf.canUnifyRun(leaf, first, merge.out.key, merge.out.verRef, outLen, right))) {
+                suffixFloor = floor; // before the move: its tightening makes suffix keys only above it
                 entries.spillToSibling(leaf, first, merge.out, outLen, right, move, this);
                 separatorBetween(leaf, right);
                 neighbourTook(k, sepKey, sepRef);
@@ -599,9 +616,12 @@ final class PartitionWriter implements AnchorRefs {
         int rn = s.leafCount(right);
         int move = (cap - rn) / 2;
         int leaf = chainLeaf[k];
-        if (move < Math.max(2, cap / 16) || !mayTake(k, right) || rn > 0 && !layout.leaf.canUnify(leaf, right)) {
+        int floor;
+        if (move < Math.max(2, cap / 16) || (floor = floorIfTaken(k, right)) < 0
+                || rn > 0 && !layout.leaf.canUnify(leaf, right)) {
             return false;
         }
+        suffixFloor = floor;
         entries.moveTail(leaf, right, move, this);
         separatorBetween(leaf, right);
         neighbourTook(k, sepKey, sepRef);
