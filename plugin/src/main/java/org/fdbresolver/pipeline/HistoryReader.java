@@ -24,15 +24,82 @@ public interface HistoryReader {
 
     /**
      * Checks every read of {@code reads} (non-empty, sorted by begin) as {@link #conflicts} would, and
-     * marks those that conflict. This default checks them one by one, in order.
+     * marks those that conflict. This default checks them one by one, in order, but one range once or twice
+     * however many transactions read it: see {@link #checkSortedOneByOne}.
      */
     default void checkSorted(SortedReads reads) {
+        checkSortedOneByOne(this, reads, 0, reads.count());
+    }
+
+    /**
+     * Reads {@code [from, to)} of {@code reads} checked one by one with {@code reader}'s {@link #conflicts}, but a run of
+     * reads of one range (they sit together in begin order) with as few descents as its snapshots allow. Whether a read
+     * conflicts only falls as its snapshot rises (some write in the range is newer than the snapshot): the run is checked
+     * at its newest snapshot first, and when that conflicts, so does every read of the run; when not, at its oldest,
+     * and when that does not conflict either, none does; only the snapshots between two such answers need a descent of
+     * their own. Hot keys make such runs: the bank workload's hundred accounts read by every transfer, a batch of 500
+     * transfers reading each account ten times, nine in ten of them conflicting. Finding a run costs one comparison of
+     * lengths per read, and of the keys when those agree.
+     */
+    static void checkSortedOneByOne(HistoryReader reader, SortedReads reads, int from, int to) {
         byte[] keys = reads.keys();
-        for (int i = 0, n = reads.count(); i < n; i++) {
-            if (conflicts(keys, reads.beginOffset(i), reads.beginLength(i), reads.endOffset(i), reads.endLength(i),
-                    reads.snapshot(i))) {
-                reads.setConflict(i);
+        for (int i = from; i < to; ) {
+            int j = i + 1;
+            while (j < to && reads.sameRange(i, j)) {
+                j++;
             }
+            int bOff = reads.beginOffset(i);
+            int bLen = reads.beginLength(i);
+            int eOff = reads.endOffset(i);
+            int eLen = reads.endLength(i);
+            if (j == i + 1) {
+                if (reader.conflicts(keys, bOff, bLen, eOff, eLen, reads.snapshot(i))) {
+                    reads.setConflict(i);
+                }
+                i = j;
+                continue;
+            }
+            long oldest = Long.MAX_VALUE;
+            long newest = Long.MIN_VALUE;
+            for (int r = i; r < j; r++) {
+                oldest = Math.min(oldest, reads.snapshot(r));
+                newest = Math.max(newest, reads.snapshot(r));
+            }
+            // Snapshots at or below the first conflict, and at or above the first clean answer, are settled.
+            long conflictsAtOrBelow = Long.MIN_VALUE;
+            long cleanAtOrAbove = Long.MAX_VALUE;
+            if (reader.conflicts(keys, bOff, bLen, eOff, eLen, newest)) {
+                conflictsAtOrBelow = newest;
+            } else {
+                cleanAtOrAbove = newest;
+                if (oldest < newest) {
+                    if (reader.conflicts(keys, bOff, bLen, eOff, eLen, oldest)) {
+                        conflictsAtOrBelow = oldest;
+                    } else {
+                        cleanAtOrAbove = oldest;
+                    }
+                }
+            }
+            for (int r = i; r < j; r++) {
+                long snapshot = reads.snapshot(r);
+                boolean hit;
+                if (snapshot <= conflictsAtOrBelow) {
+                    hit = true;
+                } else if (snapshot >= cleanAtOrAbove) {
+                    hit = false;
+                } else {
+                    hit = reader.conflicts(keys, bOff, bLen, eOff, eLen, snapshot);
+                    if (hit) {
+                        conflictsAtOrBelow = snapshot;
+                    } else {
+                        cleanAtOrAbove = snapshot;
+                    }
+                }
+                if (hit) {
+                    reads.setConflict(r);
+                }
+            }
+            i = j;
         }
     }
 }

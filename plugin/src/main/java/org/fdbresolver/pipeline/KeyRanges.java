@@ -89,4 +89,16 @@ public abstract class KeyRanges {
     public final int endLength(int i) {
         return endLength[i];
     }
+
+    /** Whether ranges {@code i} and {@code j} have the same begin and end keys. */
+    public final boolean sameRange(int i, int j) {
+        int bl = beginLength[i];
+        int el = endLength[i];
+        if (bl != beginLength[j] || el != endLength[j]) {
+            return false;
+        }
+        byte[] k = keys;
+        return Arrays.equals(k, beginOffset[i], beginOffset[i] + bl, k, beginOffset[j], beginOffset[j] + bl)
+                && Arrays.equals(k, endOffset[i], endOffset[i] + el, k, endOffset[j], endOffset[j] + el);
+    }
 }

@@ -8,6 +8,7 @@ import java.util.Map;
 import org.fdbresolver.pipeline.BatchWorkers;
 import org.fdbresolver.pipeline.CombinedWrites;
 import org.fdbresolver.pipeline.History;
+import org.fdbresolver.pipeline.HistoryReader;
 import org.fdbresolver.pipeline.SortedReads;
 
 /**
@@ -398,15 +399,7 @@ public final class HistoryTree implements History {
                 sliceBatched[slice].check(reads, from, to);
                 return;
             }
-            SingleReadPath single = sliceSingle[slice];
-            SortedReads rs = reads;
-            byte[] keys = rs.keys();
-            for (int i = from; i < to; i++) {
-                if (single.conflicts(keys, rs.beginOffset(i), rs.beginLength(i), rs.endOffset(i), rs.endLength(i),
-                        rs.snapshot(i))) {
-                    rs.setConflict(i);
-                }
-            }
+            HistoryReader.checkSortedOneByOne(sliceSingle[slice], reads, from, to);
         }
     }
 

@@ -10,6 +10,7 @@ import static org.fdbresolver.tree.NodeStore.MAX_HEIGHT;
 import static org.fdbresolver.tree.NodeStore.SKIP_SHIFT;
 
 import java.util.Arrays;
+import org.fdbresolver.pipeline.HistoryReader;
 
 /**
  * The read check one read at a time: one descent from the root (recording the path), the interval
@@ -18,7 +19,7 @@ import java.util.Arrays;
  * or above the read's end stops the walk, a slot whose max version is not above the snapshot is skipped
  * without touching its subtree.
  */
-final class SingleReadPath {
+final class SingleReadPath implements HistoryReader {
     private final NodeStore store;
     private final KeyLayout layout;
     private final TreeSearch search;
@@ -34,7 +35,8 @@ final class SingleReadPath {
     }
 
     /** See {@link org.fdbresolver.pipeline.HistoryReader#conflicts}. */
-    boolean conflicts(byte[] keys, int bOff, int bLen, int eOff, int eLen, long snapshot) {
+    @Override
+    public boolean conflicts(byte[] keys, int bOff, int bLen, int eOff, int eLen, long snapshot) {
         boolean empty = Arrays.equals(keys, bOff, bOff + bLen, keys, eOff, eOff + eLen);
         int s = versions.relative(snapshot);
         // A read never changes the shared prefix: a key without it orders before or after every key
