@@ -72,6 +72,8 @@ public final class BatchPipeline {
     private int[] readEndId = new int[256];
     /** Each non-empty read's snapshot, and its position in {@link #sortedReads}. */
     private long[] readSnapshot = new long[256];
+    /** Each non-empty read's transaction, or {@link SortedReads#NO_OWNER} when it reports conflicting keys. */
+    private int[] readOwner = new int[256];
     private int[] readPosition = new int[256];
     private final SortedReads sortedReads = new SortedReads();
     private int[] writeBeginId = new int[256];
@@ -478,6 +480,7 @@ public final class BatchPipeline {
             }
             sortedReads.reset(keys);
             sortedReads.resize(reads);
+            sortedReads.resetOwners(transactions);
             runStage(FILL_READS);
             this.batch = null;
         }
@@ -517,6 +520,7 @@ public final class BatchPipeline {
                 boolean undecided = state[t] == UNDECIDED;
                 if (undecided) {
                     long snapshot = b.readSnapshot(t);
+                    int owner = b.reportConflictingKeys(t) ? SortedReads.NO_OWNER : t;
                     for (int r = b.readStart(t), re = b.readEnd(t); r < re; r++) {
                         int bo = b.readBeginOffset(r);
                         int bl = b.readBeginLength(r);
@@ -530,6 +534,7 @@ public final class BatchPipeline {
                             readBeginId[r] = id;
                             readEndId[r] = id + 1;
                             readSnapshot[r] = snapshot;
+                            readOwner[r] = owner;
                             sorter.put(id, bo, bl, r);
                             sorter.put(id + 1, eo, el, -1);
                             d |= (sorter.prefixOf(id) ^ sorter.prefixOf(first)) | (sorter.prefixOf(id + 1) ^ sorter.prefixOf(first));
@@ -585,7 +590,7 @@ public final class BatchPipeline {
                     if (fill) {
                         readPosition[r] = at;
                         sortedReads.set(at, b.readBeginOffset(r), b.readBeginLength(r), b.readEndOffset(r), b.readEndLength(r),
-                                readSnapshot[r]);
+                                readSnapshot[r], readOwner[r]);
                     }
                     at++;
                 }
@@ -680,6 +685,7 @@ public final class BatchPipeline {
                     readBeginId[r] = sorter.add(batch.readBeginOffset(r), batch.readBeginLength(r), r);
                     readEndId[r] = sorter.add(batch.readEndOffset(r), batch.readEndLength(r));
                     readSnapshot[r] = batch.readSnapshot(t);
+                    readOwner[r] = batch.reportConflictingKeys(t) ? SortedReads.NO_OWNER : t;
                 } else {
                     readBeginId[r] = -1;
                 }
@@ -690,11 +696,12 @@ public final class BatchPipeline {
         if (reads) {
             // The non-empty reads in begin order, for the history's read check.
             sortedReads.reset(keys);
+            sortedReads.resetOwners(n);
             for (int i = 0, e = sorter.count(); i < e; i++) {
                 int r = sorter.tagAt(i);
                 if (r >= 0) {
                     readPosition[r] = sortedReads.add(batch.readBeginOffset(r), batch.readBeginLength(r),
-                            batch.readEndOffset(r), batch.readEndLength(r), readSnapshot[r]);
+                            batch.readEndOffset(r), batch.readEndLength(r), readSnapshot[r], readOwner[r]);
                 }
             }
         }
@@ -929,6 +936,7 @@ public final class BatchPipeline {
             readBeginId = new int[m];
             readEndId = new int[m];
             readSnapshot = new long[m];
+            readOwner = new int[m];
             readPosition = new int[m];
         }
         if (writeBeginId.length < writes) {

@@ -121,4 +121,31 @@ class HistoryReaderTest {
         }
         assertEquals(1, history.descents, "every read of the run settled by the newest snapshot's answer");
     }
+
+    @Test
+    void aTransactionDecidedByAnEarlierConflictHasItsOtherReadsLeftUnchecked() {
+        NewestPerRange history = new NewestPerRange();
+        history.ranges.add("a..b");
+        history.newest.add(100L);
+        history.ranges.add("c..d");
+        history.newest.add(100L);
+        byte[] keys = "abcd".getBytes(StandardCharsets.ISO_8859_1);
+        SortedReads sorted = new SortedReads();
+        sorted.reset(keys);
+        sorted.resetOwners(3);
+        sorted.add(0, 1, 1, 1, 50, 0);                       // transaction 0 conflicts on a..b
+        sorted.add(0, 1, 1, 1, 200, 1);                      // transaction 1 does not
+        sorted.add(2, 1, 3, 1, 60, 0);                       // transaction 0 again: decided, not checked
+        sorted.add(2, 1, 3, 1, 70, SortedReads.NO_OWNER);    // a reporting transaction: checked
+        sorted.add(2, 1, 3, 1, 300, 1);                      // transaction 1: checked, clean
+        HistoryReader.checkSortedOneByOne(history, sorted, 0, sorted.count());
+        assertTrue(sorted.conflict(0));
+        assertTrue(!sorted.conflict(1));
+        assertTrue(!sorted.conflict(2), "left unchecked: its transaction conflicts already");
+        assertTrue(sorted.settled(2));
+        assertTrue(sorted.conflict(3), "a reporting transaction's read is always checked");
+        assertTrue(!sorted.conflict(4));
+        // a..b at 200 (newest, clean) and 50 (oldest, conflicts); c..d at 300 (newest, clean) and 70 (conflicts).
+        assertEquals(4, history.descents);
+    }
 }
