@@ -15,6 +15,22 @@ public interface HistoryReader {
     boolean conflicts(byte[] keys, int beginOff, int beginLen, int endOff, int endLen, long snapshot);
 
     /**
+     * Starts a run of {@link #conflictsInOrder} calls: reads in begin order, until the next start. This default does
+     * nothing.
+     */
+    default void startInOrder() {
+    }
+
+    /**
+     * {@link #conflicts} for a read whose begin is at or above the begin of the previous read since {@link #startInOrder}
+     * (the history unchanged between): an implementation may start where the previous read's search ended. This
+     * default is {@link #conflicts}.
+     */
+    default boolean conflictsInOrder(byte[] keys, int beginOff, int beginLen, int endOff, int endLen, long snapshot) {
+        return conflicts(keys, beginOff, beginLen, endOff, endLen, snapshot);
+    }
+
+    /**
      * Whether {@code reads} reads are checked faster sorted, together ({@link #checkSorted}), than one by one
      * ({@link #conflicts}): the pipeline then sorts a small batch's endpoints too. This default: never.
      */
@@ -44,6 +60,7 @@ public interface HistoryReader {
      */
     static void checkSortedOneByOne(HistoryReader reader, SortedReads reads, int from, int to) {
         byte[] keys = reads.keys();
+        reader.startInOrder();
         for (int i = from; i < to; ) {
             int j = i + 1;
             while (j < to && reads.sameRange(i, j)) {
@@ -71,12 +88,12 @@ public interface HistoryReader {
             // Snapshots at or below the first conflict, and at or above the first clean answer, are settled.
             long conflictsAtOrBelow = Long.MIN_VALUE;
             long cleanAtOrAbove = Long.MAX_VALUE;
-            if (reader.conflicts(keys, bOff, bLen, eOff, eLen, newest)) {
+            if (reader.conflictsInOrder(keys, bOff, bLen, eOff, eLen, newest)) {
                 conflictsAtOrBelow = newest;
             } else {
                 cleanAtOrAbove = newest;
                 if (oldest < newest) {
-                    if (reader.conflicts(keys, bOff, bLen, eOff, eLen, oldest)) {
+                    if (reader.conflictsInOrder(keys, bOff, bLen, eOff, eLen, oldest)) {
                         conflictsAtOrBelow = oldest;
                     } else {
                         cleanAtOrAbove = oldest;
@@ -94,7 +111,7 @@ public interface HistoryReader {
                 } else if (snapshot >= cleanAtOrAbove) {
                     hit = false;
                 } else {
-                    hit = reader.conflicts(keys, bOff, bLen, eOff, eLen, snapshot);
+                    hit = reader.conflictsInOrder(keys, bOff, bLen, eOff, eLen, snapshot);
                     if (hit) {
                         conflictsAtOrBelow = snapshot;
                     } else {

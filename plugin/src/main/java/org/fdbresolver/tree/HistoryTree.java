@@ -348,6 +348,16 @@ public final class HistoryTree implements History {
         return singleReads.conflicts(keys, bOff, bLen, eOff, eLen, snapshot);
     }
 
+    @Override
+    public void startInOrder() {
+        singleReads.startInOrder();
+    }
+
+    @Override
+    public boolean conflictsInOrder(byte[] keys, int bOff, int bLen, int eOff, int eLen, long snapshot) {
+        return singleReads.conflictsInOrder(keys, bOff, bLen, eOff, eLen, snapshot);
+    }
+
     /** Whether the batched path checks {@code reads} reads: a history of {@code readBatchedFromBytes}, enough reads. */
     @Override
     public boolean prefersSorted(int reads) {

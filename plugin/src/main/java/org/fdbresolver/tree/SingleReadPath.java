@@ -7,6 +7,7 @@ import static org.fdbresolver.tree.NodeStore.H_COUNT;
 import static org.fdbresolver.tree.NodeStore.H_MAX;
 import static org.fdbresolver.tree.NodeStore.LEAF_HEADER_INTS;
 import static org.fdbresolver.tree.NodeStore.MAX_HEIGHT;
+import static org.fdbresolver.tree.NodeStore.NIL;
 import static org.fdbresolver.tree.NodeStore.SKIP_SHIFT;
 
 import java.util.Arrays;
@@ -50,6 +51,63 @@ final class SingleReadPath implements HistoryReader {
             return conflictsEmpty(keys, bOff, bLen, bp, s);
         }
         int leaf = search.findLeafRecordingPath(bp, keys, bOff, bLen, pathNode, pathIdx);
+        return conflictsFrom(leaf, keys, bOff, bLen, bp, eOff, eLen, ep, s);
+    }
+
+    // ---- the finger of reads checked in begin order (HistoryReader.conflictsInOrder) ----
+
+    /** The leaf the last descent in order reached (NIL: none since the start), and the path to it. */
+    private int fingerLeaf = NIL;
+    private final int[] fingerNode = new int[MAX_HEIGHT];
+    private final int[] fingerIdx = new int[MAX_HEIGHT];
+    /** The separator right of that leaf at the lowest level that has one: its node (NIL: none) and slot. */
+    private int fenceNode = NIL;
+    private int fenceSlot;
+
+    @Override
+    public void startInOrder() {
+        fingerLeaf = NIL;
+    }
+
+    /**
+     * {@link #conflicts} with a finger, as FoundationDB's skip list walks its sorted reads: a read whose begin is below
+     * the separator right of the leaf the previous read's descent reached begins in that leaf too (it is at or above the
+     * previous begin), and starts there, on a copy of that descent's path, with one comparison instead of a descent.
+     * Reads of hot keys in a small history mostly do (the golden bank capture in batches of 500: about eighty reads per
+     * leaf of a history of nineteen).
+     */
+    @Override
+    public boolean conflictsInOrder(byte[] keys, int bOff, int bLen, int eOff, int eLen, long snapshot) {
+        if (Arrays.equals(keys, bOff, bOff + bLen, keys, eOff, eOff + eLen)) {
+            return conflicts(keys, bOff, bLen, eOff, eLen, snapshot);
+        }
+        int s = versions.relative(snapshot);
+        KeyLayout kl = layout;
+        bLen = kl.searchLength(keys, bOff, bLen);
+        eLen = kl.searchLength(keys, eOff, eLen);
+        long bp = kl.searchInline(keys, bOff, bLen);
+        long ep = kl.searchInline(keys, eOff, eLen);
+        int height = store.height;
+        int leaf = fingerLeaf;
+        if (leaf != NIL && (fenceNode == NIL || kl.inner.compare(fenceNode, fenceSlot, bp, keys, bOff, bLen) < 0)) {
+            System.arraycopy(fingerNode, 0, pathNode, 0, height);
+            System.arraycopy(fingerIdx, 0, pathIdx, 0, height);
+        } else {
+            leaf = search.findLeafRecordingPath(bp, keys, bOff, bLen, pathNode, pathIdx);
+            System.arraycopy(pathNode, 0, fingerNode, 0, height);
+            System.arraycopy(pathIdx, 0, fingerIdx, 0, height);
+            fingerLeaf = leaf;
+            fenceNode = NIL;
+            for (int level = height - 1; level >= 0; level--) {
+                int node = pathNode[level];
+                int slot = pathIdx[level] + 1;
+                if (slot < store.innerCount(node)) {
+                    fenceNode = node;
+                    fenceSlot = slot;
+                    break;
+                }
+            }
+        }
         return conflictsFrom(leaf, keys, bOff, bLen, bp, eOff, eLen, ep, s);
     }
 
