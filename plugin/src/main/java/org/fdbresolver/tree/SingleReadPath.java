@@ -63,10 +63,19 @@ final class SingleReadPath implements HistoryReader {
     /** The separator right of that leaf at the lowest level that has one: its node (NIL: none) and slot. */
     private int fenceNode = NIL;
     private int fenceSlot;
+    /**
+     * Reads since the start that began in the finger's leaf, and that did not: where reads are spread over many leaves
+     * (tuple keys at random, a large history) the comparison with the separator seldom spares a descent and costs a
+     * key's bytes on a tie, so it is tried only while at least one read in five hits.
+     */
+    private int fingerHits;
+    private int fingerMisses;
 
     @Override
     public void startInOrder() {
         fingerLeaf = NIL;
+        fingerHits = 0;
+        fingerMisses = 0;
     }
 
     /**
@@ -89,10 +98,13 @@ final class SingleReadPath implements HistoryReader {
         long ep = kl.searchInline(keys, eOff, eLen);
         int height = store.height;
         int leaf = fingerLeaf;
-        if (leaf != NIL && (fenceNode == NIL || kl.inner.compare(fenceNode, fenceSlot, bp, keys, bOff, bLen) < 0)) {
+        boolean tryFinger = leaf != NIL && (fingerMisses < 16 || fingerHits * 4 >= fingerMisses);
+        if (tryFinger && (fenceNode == NIL || kl.inner.compare(fenceNode, fenceSlot, bp, keys, bOff, bLen) < 0)) {
+            fingerHits++;
             System.arraycopy(fingerNode, 0, pathNode, 0, height);
             System.arraycopy(fingerIdx, 0, pathIdx, 0, height);
         } else {
+            fingerMisses++;
             leaf = search.findLeafRecordingPath(bp, keys, bOff, bLen, pathNode, pathIdx);
             System.arraycopy(pathNode, 0, fingerNode, 0, height);
             System.arraycopy(pathIdx, 0, fingerIdx, 0, height);
