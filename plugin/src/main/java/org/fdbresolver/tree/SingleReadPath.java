@@ -38,6 +38,11 @@ final class SingleReadPath implements HistoryReader {
     /** See {@link org.fdbresolver.pipeline.HistoryReader#conflicts}. */
     @Override
     public boolean conflicts(byte[] keys, int bOff, int bLen, int eOff, int eLen, long snapshot) {
+        return check(keys, bOff, bLen, eOff, eLen, snapshot, false);
+    }
+
+    /** {@link #conflicts}, the begin's leaf found by a descent or, {@code inOrder}, from the finger ({@link #leafInOrder}). */
+    private boolean check(byte[] keys, int bOff, int bLen, int eOff, int eLen, long snapshot, boolean inOrder) {
         boolean empty = Arrays.equals(keys, bOff, bOff + bLen, keys, eOff, eOff + eLen);
         int s = versions.relative(snapshot);
         // A read never changes the shared prefix: a key without it orders before or after every key
@@ -50,7 +55,8 @@ final class SingleReadPath implements HistoryReader {
         if (empty) {
             return conflictsEmpty(keys, bOff, bLen, bp, s);
         }
-        int leaf = search.findLeafRecordingPath(bp, keys, bOff, bLen, pathNode, pathIdx);
+        int leaf = inOrder ? leafInOrder(bp, keys, bOff, bLen)
+                : search.findLeafRecordingPath(bp, keys, bOff, bLen, pathNode, pathIdx);
         return conflictsFrom(leaf, keys, bOff, bLen, bp, eOff, eLen, ep, s);
     }
 
@@ -87,40 +93,36 @@ final class SingleReadPath implements HistoryReader {
      */
     @Override
     public boolean conflictsInOrder(byte[] keys, int bOff, int bLen, int eOff, int eLen, long snapshot) {
-        if (Arrays.equals(keys, bOff, bOff + bLen, keys, eOff, eOff + eLen)) {
-            return conflicts(keys, bOff, bLen, eOff, eLen, snapshot);
-        }
-        int s = versions.relative(snapshot);
-        KeyLayout kl = layout;
-        bLen = kl.searchLength(keys, bOff, bLen);
-        eLen = kl.searchLength(keys, eOff, eLen);
-        long bp = kl.searchInline(keys, bOff, bLen);
-        long ep = kl.searchInline(keys, eOff, eLen);
+        return check(keys, bOff, bLen, eOff, eLen, snapshot, true);
+    }
+
+    /** The leaf holding begin {@code (bp, key[off, off + len))} in the tree's encoding, its path recorded, by the finger. */
+    private int leafInOrder(long bp, byte[] keys, int bOff, int bLen) {
         int height = store.height;
         int leaf = fingerLeaf;
         boolean tryFinger = leaf != NIL && (fingerMisses < 16 || fingerHits * 4 >= fingerMisses);
-        if (tryFinger && (fenceNode == NIL || kl.inner.compare(fenceNode, fenceSlot, bp, keys, bOff, bLen) < 0)) {
+        if (tryFinger && (fenceNode == NIL || layout.inner.compare(fenceNode, fenceSlot, bp, keys, bOff, bLen) < 0)) {
             fingerHits++;
             System.arraycopy(fingerNode, 0, pathNode, 0, height);
             System.arraycopy(fingerIdx, 0, pathIdx, 0, height);
-        } else {
-            fingerMisses++;
-            leaf = search.findLeafRecordingPath(bp, keys, bOff, bLen, pathNode, pathIdx);
-            System.arraycopy(pathNode, 0, fingerNode, 0, height);
-            System.arraycopy(pathIdx, 0, fingerIdx, 0, height);
-            fingerLeaf = leaf;
-            fenceNode = NIL;
-            for (int level = height - 1; level >= 0; level--) {
-                int node = pathNode[level];
-                int slot = pathIdx[level] + 1;
-                if (slot < store.innerCount(node)) {
-                    fenceNode = node;
-                    fenceSlot = slot;
-                    break;
-                }
+            return leaf;
+        }
+        fingerMisses++;
+        leaf = search.findLeafRecordingPath(bp, keys, bOff, bLen, pathNode, pathIdx);
+        System.arraycopy(pathNode, 0, fingerNode, 0, height);
+        System.arraycopy(pathIdx, 0, fingerIdx, 0, height);
+        fingerLeaf = leaf;
+        fenceNode = NIL;
+        for (int level = height - 1; level >= 0; level--) {
+            int node = pathNode[level];
+            int slot = pathIdx[level] + 1;
+            if (slot < store.innerCount(node)) {
+                fenceNode = node;
+                fenceSlot = slot;
+                break;
             }
         }
-        return conflictsFrom(leaf, keys, bOff, bLen, bp, eOff, eLen, ep, s);
+        return leaf;
     }
 
     /** An empty read {@code [k, k)} conflicts iff the interval just below {@code k} is newer than the snapshot. */

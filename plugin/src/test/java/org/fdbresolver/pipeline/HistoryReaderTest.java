@@ -83,18 +83,29 @@ class HistoryReaderTest {
         assertTrue(allDescents < allReads * 2 / 3, allDescents + " descents for " + allReads + " reads");
     }
 
-    @Test
-    void aHotRangeSettlesMostReadsWithoutADescent() {
+    /** A history of one range, {@code acct..acct\0}, whose newest write is {@code newest}. */
+    private static NewestPerRange hotRange(long newest) {
         NewestPerRange history = new NewestPerRange();
         history.ranges.add("acct..acct\0");
-        history.newest.add(50L);
-        byte[] keys = "acctacct\0".getBytes(StandardCharsets.ISO_8859_1);
+        history.newest.add(newest);
+        return history;
+    }
+
+    /** Reads of {@link #hotRange}'s range at {@code snapshots}, in that order. */
+    private static SortedReads hotRangeReads(long... snapshots) {
         SortedReads sorted = new SortedReads();
-        sorted.reset(keys);
-        long[] snapshots = {10, 60, 49, 50, 51, 20, 70, 40};
+        sorted.reset("acctacct\0".getBytes(StandardCharsets.ISO_8859_1));
         for (long s : snapshots) {
             sorted.add(0, 4, 4, 5, s);
         }
+        return sorted;
+    }
+
+    @Test
+    void aHotRangeSettlesMostReadsWithoutADescent() {
+        NewestPerRange history = hotRange(50);
+        long[] snapshots = {10, 60, 49, 50, 51, 20, 70, 40};
+        SortedReads sorted = hotRangeReads(snapshots);
         HistoryReader.checkSortedOneByOne(history, sorted, 0, sorted.count());
         for (int i = 0; i < snapshots.length; i++) {
             assertEquals(snapshots[i] < 50, sorted.conflict(i), "snapshot " + snapshots[i]);
@@ -106,15 +117,12 @@ class HistoryReaderTest {
 
     @Test
     void aHotRangeThatConflictsAtItsNewestSnapshotTakesOneDescent() {
-        NewestPerRange history = new NewestPerRange();
-        history.ranges.add("acct..acct\0");
-        history.newest.add(1_000L);
-        byte[] keys = "acctacct\0".getBytes(StandardCharsets.ISO_8859_1);
-        SortedReads sorted = new SortedReads();
-        sorted.reset(keys);
-        for (long s = 0; s < 500; s += 5) {
-            sorted.add(0, 4, 4, 5, s);
+        NewestPerRange history = hotRange(1_000);
+        long[] snapshots = new long[100];
+        for (int i = 0; i < snapshots.length; i++) {
+            snapshots[i] = 5L * i;
         }
+        SortedReads sorted = hotRangeReads(snapshots);
         HistoryReader.checkSortedOneByOne(history, sorted, 0, sorted.count());
         for (int i = 0; i < sorted.count(); i++) {
             assertTrue(sorted.conflict(i), "read " + i);
