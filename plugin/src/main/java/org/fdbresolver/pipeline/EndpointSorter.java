@@ -232,12 +232,20 @@ final class EndpointSorter {
     }
 
     void sort() {
+        packed = false;
         skipCommonPrefix();
         if (count <= directSortEndpoints) {
             // A small batch: a radix pass costs its digit counts (257 entries to clear and sum) whatever the
             // batch; comparing the few sort keys directly does not.
             directSort();
             return;
+        }
+        if (longTails) {
+            int bits = packWholeKeys();
+            if (bits >= 0) {
+                sortPacked(bits);
+                return;
+            }
         }
         radixSortByPrefix();
         distinct = 0;
@@ -477,6 +485,184 @@ final class EndpointSorter {
             }
             orderTies(start, end - 1, cnt);
             i = end;
+        }
+    }
+
+    /** Words of 8 bytes past the common prefix that {@link #packWholeKeys} reads of each key, at most. */
+    private static final int PACKED_WORDS = 6;
+    /**
+     * The bits in which some endpoint's word {@code w} past the common prefix (its bytes {@code [c + 8w, c + 8w + 8)},
+     * zero-padded) differs from the first endpoint's.
+     */
+    private final long[] wordVarying = new long[PACKED_WORDS];
+    /** Whether the last {@link #sort()} packed the whole keys ({@link #packWholeKeys}). */
+    private boolean packed;
+
+    /** Whether the last {@link #sort()} ordered whole keys packed in one {@code long} each ({@link #packWholeKeys}). */
+    boolean sortedPacked() {
+        return packed;
+    }
+
+    /**
+     * Packs each endpoint's whole key past the common prefix into its {@link #sortKeys} when the bits in which the keys
+     * differ there fit one {@code long}: the bits that vary in each 8-byte word (zero-padded), in order, then those of the
+     * length, so that one radix sort orders the keys and equal sort keys are equal keys. Returns the bits used, or -1
+     * (and {@link #sortKeys} as it was) when the sort keys alone order the keys but for their lengths (every varying bit
+     * lies in the first word: {@link #radixSortByPrefix} takes as many passes or fewer, without packing), when some key
+     * is longer than {@link #PACKED_WORDS} words past the prefix, or when the keys differ in more than 64 bits.
+     *
+     * <p>This is for keys of a few tuple-layer subspaces: the golden bank capture's share 19 bytes, then {@code
+     * account\x00} or {@code transfer} make every endpoint of a subspace tie on its sort key, and a byte or two after
+     * those tell the keys apart. Sorted by the sort keys, every endpoint fell in a run of ties to refine and compare,
+     * and the ranks were numbered by comparing neighbours' bytes ({@link #refineTies}): 60 % of the engine's time on that
+     * capture regrouped into batches of 500, where its 56–60 varying bits sort in six radix passes and nothing else.
+     */
+    private int packWholeKeys() {
+        int n = count;
+        int[] off = offset;
+        int[] len = length;
+        byte[] kb = keys;
+        long[] pre = prefix;
+        int c = common;
+        int l0 = len[0];
+        int longest = 0;
+        int lenVarying = 0;
+        for (int i = 0; i < n; i++) {
+            int l = len[i];
+            longest = Math.max(longest, l);
+            lenVarying |= l ^ l0;
+        }
+        int words = (longest - c + 7) >>> 3;
+        if (words <= 1 || words > PACKED_WORDS) {
+            return -1;
+        }
+        long p0 = pre[0];
+        long v0 = 0;
+        for (int i = 0; i < n; i++) {
+            v0 |= pre[i] ^ p0;
+        }
+        int lenBits = Integer.bitCount(lenVarying);
+        int bits = Long.bitCount(v0) + lenBits;
+        long[] wv = wordVarying;
+        wv[0] = v0;
+        boolean beyond = false;
+        for (int w = 1; w < words; w++) {
+            int from = c + 8 * w;
+            long first = Keys.orderedPrefix(kb, off[0] + from, l0 - from);
+            long v = 0;
+            for (int i = 0; i < n; i++) {
+                v |= Keys.orderedPrefix(kb, off[i] + from, len[i] - from) ^ first;
+            }
+            wv[w] = v;
+            beyond |= v != 0;
+            bits += Long.bitCount(v);
+            if (bits > 64) {
+                return -1;
+            }
+        }
+        if (!beyond) {
+            return -1;
+        }
+        ensureSortKeys(n);
+        // Word by word, each a plain loop over the keys: the varying bits of each word below those before it.
+        long[] k = sortKeys;
+        int[] o = order;
+        for (int i = 0; i < n; i++) {
+            k[i] = Long.compress(pre[i] ^ Long.MIN_VALUE, v0);
+            o[i] = i;
+        }
+        for (int w = 1; w < words; w++) {
+            long v = wv[w];
+            if (v == 0) {
+                continue;
+            }
+            int from = c + 8 * w;
+            int shift = Long.bitCount(v);
+            for (int i = 0; i < n; i++) {
+                long word = Keys.orderedPrefix(kb, off[i] + from, len[i] - from) ^ Long.MIN_VALUE;
+                k[i] = k[i] << shift | Long.compress(word, v);
+            }
+        }
+        if (lenBits > 0) {
+            for (int i = 0; i < n; i++) {
+                k[i] = k[i] << lenBits | Integer.toUnsignedLong(Integer.compress(len[i], lenVarying));
+            }
+        }
+        return bits;
+    }
+
+    /** {@link #radixSort}'s digit: 11 bits for large batches when they save a pass, else bytes. */
+    private static int digitBits(int n, int bits) {
+        return n >= 4096 && (bits + WIDE_DIGIT_BITS - 1) / WIDE_DIGIT_BITS < (bits + 7) / 8 ? WIDE_DIGIT_BITS : 8;
+    }
+
+    /** The sort of whole keys packed by {@link #packWholeKeys} in {@code bits} bits: radix passes, ranks by equal sort keys. */
+    private void sortPacked(int bits) {
+        packed = true;
+        int n = count;
+        radixSort(n, bits);
+        long[] k = sortKeys;
+        int[] ord = order;
+        int d = 0;
+        for (int i = 0; i < n; i++) {
+            int id = ord[i];
+            if (i == 0 || k[i] != k[i - 1]) {
+                byRank[d++] = id;
+            }
+            rank[id] = d - 1;
+        }
+        distinct = d;
+    }
+
+    private void ensureSortKeys(int n) {
+        if (sortKeys.length < n) {
+            sortKeys = new long[offset.length];
+            scratchKeys = new long[offset.length];
+            scratchOrder = new int[offset.length];
+        }
+    }
+
+    /**
+     * Sorts positions {@code [0, n)} of {@link #sortKeys}, and {@link #order} with them, by their low {@code bits} bits
+     * (the others are zero): an LSD radix sort, a counting and a scatter pass per digit; 11-bit digits for large
+     * batches when they save a pass, else bytes. Stable, so equal sort keys stay in the order they were added.
+     */
+    private void radixSort(int n, int bits) {
+        long[] k = sortKeys;
+        long[] k2 = scratchKeys;
+        int[] o = order;
+        int[] o2 = scratchOrder;
+        // Wide digits only when they save a pass and the batch is large enough to pay for their counts.
+        int digitBits = digitBits(n, bits);
+        int radix = 1 << digitBits;
+        int mask = radix - 1;
+        int passes = (bits + digitBits - 1) / digitBits;
+        int[] cnt = counts;
+        for (int p = 0; p < passes; p++) {
+            int shift = p * digitBits;
+            Arrays.fill(cnt, 0, radix + 1, 0);
+            for (int i = 0; i < n; i++) {
+                cnt[(int) ((k[i] >>> shift) & mask) + 1]++;
+            }
+            for (int d = 0; d < radix; d++) {
+                cnt[d + 1] += cnt[d];
+            }
+            for (int i = 0; i < n; i++) {
+                int d = (int) ((k[i] >>> shift) & mask);
+                int to = cnt[d]++;
+                k2[to] = k[i];
+                o2[to] = o[i];
+            }
+            long[] tk = k;
+            k = k2;
+            k2 = tk;
+            int[] to = o;
+            o = o2;
+            o2 = to;
+        }
+        if (o != order) {
+            System.arraycopy(o, 0, order, 0, n);
+            System.arraycopy(k, 0, sortKeys, 0, n);
         }
     }
 

@@ -1,6 +1,7 @@
 package org.fdbresolver.pipeline;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
@@ -351,6 +352,53 @@ class EndpointSorterTest {
                 keys.add(b.toByteArray());
             }
             checkSortedOrder(sorter, keys, "tuple seed " + seed);
+        }
+    }
+
+    /**
+     * Keys as the golden bank capture's: 19 shared bytes, then two subspaces ({@code account\x00} and an integer, {@code
+     * transfer\x00} and two), point ends, duplicates and a subspace alone (a prefix of its keys). Their differing bits fit one
+     * {@code long}, so the sort packs the whole keys ({@link EndpointSorter#sortedPacked()}) and orders them by radix
+     * passes alone: the order and ranks must be a plain sort's.
+     */
+    @Test
+    void packedWholeKeysSortAsPlainBytes() {
+        byte[] root = "\u0002fdbresolver-bank\u0000\u0002".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+        byte[] account = "account\u0000".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+        byte[] transfer = "transfer\u0000".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+        EndpointSorter sorter = new EndpointSorter();
+        for (int seed = 0; seed < SEEDS; seed++) {
+            SplittableRandom rnd = new SplittableRandom(seed);
+            int n = EndpointSorter.DEFAULT_DIRECT_SORT_ENDPOINTS + 1 + rnd.nextInt(rnd.nextBoolean() ? 100 : 6000);
+            List<byte[]> keys = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                ByteArrayOutputStream b = new ByteArrayOutputStream();
+                b.writeBytes(root);
+                int kind = rnd.nextInt(20);
+                if (i > 0 && kind == 0) {
+                    keys.add(keys.get(rnd.nextInt(i)).clone());
+                    continue;
+                } else if (kind == 1) {
+                    b.writeBytes(rnd.nextBoolean() ? account : transfer); // a subspace alone: a prefix of its keys
+                } else if (kind < 12) {
+                    b.writeBytes(account);
+                    b.write(0x15);
+                    b.write(rnd.nextInt(100));
+                } else {
+                    b.writeBytes(transfer);
+                    b.write(0x14);
+                    b.write(0x15);
+                    b.write(rnd.nextInt(16));
+                    b.write(0x15);
+                    b.write(rnd.nextInt(100));
+                }
+                if (rnd.nextBoolean()) {
+                    b.write(0x00); // the point range's end
+                }
+                keys.add(b.toByteArray());
+            }
+            checkSortedOrder(sorter, keys, "bank seed " + seed);
+            assertTrue(sorter.sortedPacked(), "bank seed " + seed + ": packed");
         }
     }
 
