@@ -683,7 +683,10 @@ public final class BatchPipeline {
             for (int r = batch.readStart(t), re = batch.readEnd(t); r < re; r++) {
                 if (!isEmpty(keys, batch.readBeginOffset(r), batch.readBeginLength(r), batch.readEndOffset(r), batch.readEndLength(r))) {
                     readBeginId[r] = sorter.add(batch.readBeginOffset(r), batch.readBeginLength(r), r);
-                    readEndId[r] = sorter.add(batch.readEndOffset(r), batch.readEndLength(r));
+                    int b = readBeginId[r];
+                    int eo = batch.readEndOffset(r);
+                    int el = batch.readEndLength(r);
+                    readEndId[r] = sorter.isPointEnd(b, eo, el) ? sorter.addPointEnd(b, eo, el) : sorter.add(eo, el);
                     readSnapshot[r] = batch.readSnapshot(t);
                     readOwner[r] = batch.reportConflictingKeys(t) ? SortedReads.NO_OWNER : t;
                 } else {
@@ -892,7 +895,10 @@ public final class BatchPipeline {
         for (int w = batch.writeStart(t), we = batch.writeEnd(t); w < we; w++) {
             if (!isEmpty(keys, batch.writeBeginOffset(w), batch.writeBeginLength(w), batch.writeEndOffset(w), batch.writeEndLength(w))) {
                 writeBeginId[w] = sorter.add(batch.writeBeginOffset(w), batch.writeBeginLength(w));
-                writeEndId[w] = sorter.add(batch.writeEndOffset(w), batch.writeEndLength(w));
+                int b = writeBeginId[w];
+                int eo = batch.writeEndOffset(w);
+                int el = batch.writeEndLength(w);
+                writeEndId[w] = sorter.isPointEnd(b, eo, el) ? sorter.addPointEnd(b, eo, el) : sorter.add(eo, el);
             } else {
                 writeBeginId[w] = -1;
             }

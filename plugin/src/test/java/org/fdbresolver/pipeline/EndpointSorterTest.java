@@ -1,5 +1,6 @@
 package org.fdbresolver.pipeline;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -399,6 +400,111 @@ class EndpointSorterTest {
             }
             checkSortedOrder(sorter, keys, "bank seed " + seed);
             assertTrue(sorter.sortedPacked(), "bank seed " + seed + ": packed");
+        }
+    }
+
+    /**
+     * Ranges as a batch adds them, begin then end, most of them point ranges {@code [k, k\0)} whose ends are kept out
+     * of the sort ({@link EndpointSorter#addPointEnd}) and ranked after it: their end stored apart from the begin or
+     * sharing its bytes (as {@code ConflictBatch} stores a point range), and among them keys that are themselves some
+     * point end's {@code k\0}, so that an end shares its rank with the next key. Keys short and long, over an alphabet
+     * heavy in 0x00, so that the direct, radix, refined and packed sorts all run. Every endpoint's rank must be its key's
+     * rank among the distinct keys, each rank's key bytes that key, and the reads' begins in sorted order.
+     */
+    @ParameterizedTest(name = "directSortEndpoints={0}")
+    @MethodSource("directSortEndpoints")
+    void pointEndsRankRightAfterTheirBegins(int directSortEndpoints) {
+        EndpointSorter sorter = new EndpointSorter(directSortEndpoints);
+        byte[] shared = "\u0002app\u0000\u0002records\u0000\u0015".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+        for (int seed = 0; seed < SEEDS; seed++) {
+            SplittableRandom rnd = new SplittableRandom(seed);
+            int ranges = 1 + rnd.nextInt(rnd.nextBoolean() ? 20 : 3000);
+            boolean longKeys = rnd.nextBoolean();
+            ByteArrayOutputStream region = new ByteArrayOutputStream();
+            List<byte[]> keys = new ArrayList<>();
+            int[] off = new int[2 * ranges];
+            int[] len = new int[2 * ranges];
+            boolean[] point = new boolean[ranges];
+            int pointEnds = 0;
+            for (int r = 0; r < ranges; r++) {
+                byte[] k;
+                if (r > 0 && rnd.nextInt(8) == 0) {
+                    byte[] earlier = keys.get(2 * rnd.nextInt(r));
+                    // A key that is an earlier point end's k\0, or that earlier key again.
+                    k = rnd.nextBoolean() ? Arrays.copyOf(earlier, earlier.length + 1) : earlier.clone();
+                } else {
+                    ByteArrayOutputStream b = new ByteArrayOutputStream();
+                    if (longKeys) {
+                        b.writeBytes(shared);
+                    }
+                    for (int j = rnd.nextInt(longKeys ? 4 : 10); j > 0; j--) {
+                        b.write(rnd.nextInt(3) == 0 ? 0 : ALPHABET[rnd.nextInt(ALPHABET.length)]);
+                    }
+                    k = b.toByteArray();
+                }
+                byte[] end;
+                point[r] = rnd.nextInt(4) != 0;
+                if (point[r]) {
+                    end = Arrays.copyOf(k, k.length + 1);
+                    pointEnds++;
+                } else {
+                    end = Arrays.copyOf(k, k.length + 1);
+                    end[k.length] = (byte) (1 + rnd.nextInt(255));
+                }
+                keys.add(k);
+                keys.add(end);
+                if (point[r] && rnd.nextBoolean()) {
+                    // Stored once, both ends pointing into it.
+                    off[2 * r] = off[2 * r + 1] = region.size();
+                    region.writeBytes(end);
+                } else {
+                    off[2 * r] = region.size();
+                    region.writeBytes(k);
+                    off[2 * r + 1] = region.size();
+                    region.writeBytes(end);
+                }
+                len[2 * r] = k.length;
+                len[2 * r + 1] = end.length;
+            }
+            byte[] bytes = region.toByteArray();
+            String where = (longKeys ? "long" : "short") + " seed " + seed;
+            sorter.reset(bytes);
+            int[] id = new int[2 * ranges];
+            for (int r = 0; r < ranges; r++) {
+                int b = sorter.add(off[2 * r], len[2 * r], r);
+                id[2 * r] = b;
+                boolean isPoint = sorter.isPointEnd(b, off[2 * r + 1], len[2 * r + 1]);
+                assertEquals(point[r], isPoint, where + ": range " + r + " is a point range");
+                id[2 * r + 1] = isPoint ? sorter.addPointEnd(b, off[2 * r + 1], len[2 * r + 1]) : sorter.add(off[2 * r + 1], len[2 * r + 1]);
+            }
+            sorter.sort();
+            assertEquals(2 * ranges - pointEnds, sorter.count(), where + ": endpoints sorted (point ends kept aside)");
+            java.util.TreeSet<byte[]> set = new java.util.TreeSet<>(Arrays::compareUnsigned);
+            set.addAll(keys);
+            List<byte[]> distinct = new ArrayList<>(set);
+            assertEquals(distinct.size(), sorter.distinctCount(), where + ": distinct keys");
+            for (int i = 0; i < 2 * ranges; i++) {
+                int expected = java.util.Collections.binarySearch(distinct, keys.get(i), Arrays::compareUnsigned);
+                assertEquals(expected, sorter.rank(id[i]), where + ": rank of endpoint " + i);
+            }
+            for (int rk = 0; rk < distinct.size(); rk++) {
+                int o = sorter.keyOffset(rk);
+                assertArrayEquals(distinct.get(rk), Arrays.copyOfRange(bytes, o, o + sorter.keyLength(rk)), where + ": key of rank " + rk);
+            }
+            int previous = -1;
+            int seen = 0;
+            for (int i = 0; i < sorter.count(); i++) {
+                int r = sorter.tagAt(i);
+                if (r >= 0) {
+                    if (previous >= 0) {
+                        int c = Arrays.compareUnsigned(keys.get(2 * previous), keys.get(2 * r));
+                        assertTrue(c < 0 || c == 0 && previous < r, where + ": begins in sorted order at " + i);
+                    }
+                    previous = r;
+                    seen++;
+                }
+            }
+            assertEquals(ranges, seen, where + ": every begin in the sorted order");
         }
     }
 
