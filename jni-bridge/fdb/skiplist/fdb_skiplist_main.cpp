@@ -418,8 +418,26 @@ long long countOption(const char* name, const char* value, long long min, std::s
 
 } // namespace
 
+/**
+ * --evict-caches: between two timed batches (untimed), one write into every 64-byte line of a buffer of its own, so
+ * that the next batch meets the history as cold as inside fdbserver, where the rest of the process runs on the core
+ * between batches. fdbresolver bench --evict-caches evicts the same way (CacheEvictor), so both sides are timed alike.
+ */
+struct CacheEvictor {
+	std::vector<uint64_t> buffer;
+	uint64_t round = 0;
+	explicit CacheEvictor(long long bytes) : buffer(size_t(bytes) / sizeof(uint64_t)) {}
+	void evict() {
+		volatile uint64_t* b = buffer.data();
+		uint64_t v = ++round;
+		for (size_t i = 0; i < buffer.size(); i += 64 / sizeof(uint64_t))
+			b[i] = v + i;
+	}
+};
+
 int main(int argc, char** argv) {
 	std::string tracePath;
+	long long evictBytes = 0; // --evict-caches: 0, none
 	long warmup = 0;
 	long long window = -1; // -1: the trace's own new_oldest_version
 	long long historyEvery = 0; // 0: never walk the nodes
@@ -443,6 +461,8 @@ int main(int argc, char** argv) {
 			            "                           instead of the trace's\n"
 			            "  --max-history-every N    count the node bytes after every N-th batch and the last (untimed);\n"
 			            "                           print the largest as max-history-bytes\n"
+			            "  --evict-caches BYTES     between two timed batches (untimed), write over a buffer of BYTES,\n"
+			            "                           one word a cache line, as fdbresolver bench --evict-caches does\n"
 			            "  --stream                 read traces back to back from stdin (uncompressed; each TraceHeader\n"
 			            "                           starts a new conflict set) and write each batch's decisions to stdout\n"
 			            "                           as decision-file messages as soon as it is decided (docs/formats.md)\n");
@@ -457,6 +477,15 @@ int main(int argc, char** argv) {
 			warmup = std::strtol(v, &end, 10);
 			if (*v == '\0' || *end != '\0' || warmup < 0)
 				return usageError(std::string("--warmup wants a count of batches, not '") + v + "'");
+		} else if (a == "--evict-caches") {
+			if (i + 1 >= argc)
+				return usageError(a + " needs a value");
+			std::string error;
+			evictBytes = countOption(a.c_str(), argv[++i], 64, &error);
+			if (evictBytes < 0)
+				return usageError(error);
+			if (evictBytes > (1LL << 31))
+				return usageError("--evict-caches " + std::to_string(evictBytes) + ": give 64 bytes to 2 GiB");
 		} else if (a == "--window" || a == "--max-history-every" || a == "--cycles") {
 			if (i + 1 >= argc)
 				return usageError(a + " needs a value");
@@ -474,7 +503,7 @@ int main(int argc, char** argv) {
 		}
 	}
 	if (streaming) {
-		if (!tracePath.empty() || warmup != 0 || window >= 0 || historyEvery != 0 || cycles != 1)
+		if (!tracePath.empty() || warmup != 0 || window >= 0 || historyEvery != 0 || cycles != 1 || evictBytes != 0)
 			return usageError("--stream reads stdin and takes no trace or other option");
 		return stream();
 	}
@@ -511,6 +540,10 @@ int main(int argc, char** argv) {
 	size_t maxHistoryBatch = 0;
 	const PerfDoubleCounter* phases[6] = { &g_sort, &g_checkRead, &g_checkBatch, &g_combine, &g_merge, &g_removeBefore };
 	const char* phaseNames[6] = { "sort", "checkRead", "checkIntraBatch", "combine", "mergeWrite", "removeBefore" };
+
+	std::unique_ptr<CacheEvictor> evictor;
+	if (evictBytes > 0)
+		evictor = std::make_unique<CacheEvictor>(evictBytes);
 
 	// Each timed batch's wall and CPU nanoseconds, for the latency quantiles bench prints too (issue 31).
 	std::vector<int64_t> batchNanos, batchCpuNanos;
@@ -551,6 +584,8 @@ int main(int argc, char** argv) {
 				maxHistoryBatch = b;
 			}
 		}
+		if (evictor && b >= size_t(warmup))
+			evictor->evict();
 	}
 	if (batches.size() <= size_t(warmup))
 		for (int p = 0; p < 6; p++)

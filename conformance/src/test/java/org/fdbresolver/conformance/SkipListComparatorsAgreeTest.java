@@ -74,8 +74,19 @@ class SkipListComparatorsAgreeTest {
             for (long window : new long[] {0, 250_000, 2_500_000}) {
                 runs.add(List.of(longtrace.toString(), "--window", Long.toString(window), "--max-history-every", "1"));
             }
+            runs.add(List.of(longtrace.toString(), "--evict-caches", "65536"));
         }
         List<DynamicTest> tests = new ArrayList<>();
+        if (longtrace != null) {
+            // Evicting the caches between batches (bench --evict-caches' twin) changes the timing, never a decision.
+            List<String> plain = List.of(longtrace.toString());
+            List<String> evicted = List.of(longtrace.toString(), "--evict-caches", "65536");
+            tests.add(DynamicTest.dynamicTest("longtrace --evict-caches decides as without", () -> {
+                Path[] comparators = require();
+                assertEquals(compared(FoundationDbSkipList.decide(comparators[1], plain)),
+                        compared(FoundationDbSkipList.decide(comparators[1], evicted)));
+            }));
+        }
         for (List<String> arguments : runs) {
             tests.add(DynamicTest.dynamicTest(String.join(" ", arguments).replaceAll("^.*/", ""), () -> {
                 Path[] comparators = require();

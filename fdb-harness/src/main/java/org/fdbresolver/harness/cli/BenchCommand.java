@@ -56,6 +56,13 @@ final class BenchCommand extends Subcommand {
                     + "on another core through the timed part of a short trace (docs/latency.md)")
     boolean settleJit;
 
+    @Option(names = "--evict-caches", paramLabel = "BYTES", order = 24, converter = SizeConverter.class,
+            description = "between two timed batches (untimed), write over a buffer of BYTES (e.g. 16m), one word a "
+                    + "cache line, so that each batch meets the history as cold as inside fdbserver, where the rest of "
+                    + "the process runs on the core between batches; the comparator takes the same option "
+                    + "(docs/cluster.md); cpu-seconds is then n/a (it would count the eviction)")
+    Long evictCacheBytes;
+
     /** {@link #settleJit}'s engine options, each unless given. */
     static final java.util.Map<String, String> SETTLE_JIT_OPTIONS = java.util.Map.of(TreeEngine.WARM_UP_BATCHES,
             Integer.toString(TreeEngine.FIRST_OPEN_WARM_UP_BATCHES), TreeEngine.WARM_UP_SETTLE_MILLIS, "30000");
@@ -100,6 +107,9 @@ final class BenchCommand extends Subcommand {
     int run(CommandContext context) throws Exception {
         if (cycles == 0) {
             throw new UsageException("--cycles 0 resolves nothing (give 1 or more)");
+        }
+        if (evictCacheBytes != null && (evictCacheBytes < CacheEvictor.MIN_BYTES || evictCacheBytes > CacheEvictor.MAX_BYTES)) {
+            throw new UsageException("--evict-caches " + evictCacheBytes + ": give 64 bytes to 2 GiB");
         }
         var config = engine.config();
         EngineOptions.open(config).close(); // an unknown engine fails before the load, not after
@@ -158,6 +168,7 @@ final class BenchCommand extends Subcommand {
             // copied and promoted by collections inside the timed part, which the engine never caused.
             System.gc();
             phasesBefore = cs.stats().phaseNanos();
+            CacheEvictor evictor = evictCacheBytes == null ? null : new CacheEvictor(evictCacheBytes);
             jvm.start();
             for (int i = timedFrom; i < batches; i++) {
                 long c0 = cpuPerBatch ? threadCpu.getCurrentThreadCpuTime() : -1;
@@ -169,6 +180,9 @@ final class BenchCommand extends Subcommand {
                 latencies.record(i, trace.version(i), nanos, cpuNanos, cs);
                 hasher.add(result);
                 progress.update(i + 1, i + 1, hasher.transactions());
+                if (evictor != null) {
+                    evictor.evict();
+                }
             }
             jvm.stop();
             after = cs.stats();
@@ -183,7 +197,7 @@ final class BenchCommand extends Subcommand {
         context.line("timed-batches", batches - warmup);
         context.line("timed-transactions", timedTransactions);
         context.line("seconds", CommandContext.seconds(timedNanos));
-        context.line("cpu-seconds", jvm.cpuNanos() < 0 ? "n/a" : CommandContext.seconds(jvm.cpuNanos()));
+        context.line("cpu-seconds", jvm.cpuNanos() < 0 || evictCacheBytes != null ? "n/a" : CommandContext.seconds(jvm.cpuNanos()));
         long batchCpu = latencies.cpuNanosSum();
         context.line("batch-cpu-seconds", batchCpu < 0 || latencies.count() == 0 ? "n/a" : CommandContext.seconds(batchCpu));
         context.line("transactions/sec", CommandContext.rate(timedTransactions, timedNanos));

@@ -63,6 +63,28 @@ class BenchCyclesTest {
         assertEquals("error: --settle-jit warms engine tree only, not reference", reference.err().strip());
     }
 
+    /**
+     * {@code --evict-caches} writes over a buffer between timed batches: the decisions and history are the plain run's,
+     * {@code cpu-seconds} (which would count the eviction) is n/a, and a size outside 64 bytes to 2 GiB is refused.
+     */
+    @Test
+    void evictingTheCachesBetweenBatchesDecidesTheSame() {
+        CliRun plain = CliRun.of("bench", trace.toString(), "--warmup", "3");
+        CliRun evicted = CliRun.of("bench", trace.toString(), "--warmup", "3", "--evict-caches", "1m");
+        assertEquals(0, evicted.code(), evicted::toString);
+        for (String line : List.of("decision-hash", "conflicting-keys-hash", "history-bytes", "retained-version", "timed-batches")) {
+            assertEquals(plain.value(line), evicted.value(line), line);
+        }
+        assertEquals("n/a", evicted.value("cpu-seconds"));
+        assertNotEquals("n/a", evicted.value("batch-cpu-seconds"), evicted::toString);
+        for (String size : List.of("32", "3g")) {
+            CliRun bad = CliRun.of("bench", trace.toString(), "--evict-caches", size);
+            assertEquals(2, bad.code(), bad::toString);
+            assertEquals("error: --evict-caches " + (size.equals("32") ? "32" : Long.toString(3L << 30))
+                    + ": give 64 bytes to 2 GiB", bad.err().strip());
+        }
+    }
+
     @Test
     void oneCycleIsThePlainRun() {
         CliRun plain = CliRun.of("bench", trace.toString(), "--warmup", "3");
