@@ -309,8 +309,7 @@ final class EndpointSorter {
     boolean isPointEnd(int beginId, int off, int len) {
         int bOff = offset[beginId];
         int bLen = length[beginId];
-        return len == bLen + 1 && keys[off + bLen] == 0
-                && (off == bOff || Arrays.equals(keys, bOff, bOff + bLen, keys, off, off + bLen));
+        return len == bLen + 1 && keys[off + bLen] == 0 && sameBytes(bOff, off, bLen);
     }
 
     /**
@@ -384,8 +383,12 @@ final class EndpointSorter {
 
     /** Whether added endpoint {@code id}'s key is {@code keys[off, off + len)}. */
     private boolean isKey(int id, int off, int len) {
-        int o = offset[id];
-        return length[id] == len && (o == off || Arrays.equals(keys, o, o + len, keys, off, off + len));
+        return length[id] == len && sameBytes(offset[id], off, len);
+    }
+
+    /** Whether the {@code len} key bytes at offsets {@code a} and {@code b} are equal (a point range stores them once). */
+    private boolean sameBytes(int a, int b, int len) {
+        return a == b || Arrays.equals(keys, a, a + len, keys, b, b + len);
     }
 
     /**
