@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cctype>
 #include <cerrno>
 #include <cinttypes>
@@ -31,6 +32,7 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -133,6 +135,9 @@ void usage(FILE* out) {
         "  --cycles N                  replay the trace N times (default 1), each time with every version\n"
         "                              shifted past the last: a short trace (a capture) as a long run for\n"
         "                              timing; batches are counted, hashed and warmed up across the cycles\n"
+        "  --pause-micros N            sleep N microseconds between two batches, untimed (default 0): the\n"
+        "                              idle time a Resolver has between its batches, in which the JVM's own\n"
+        "                              threads (its compilers) run on a core the batches share\n"
         "  --class-path CP             the engine's class path (default: $FDBRESOLVER_CLASS_PATH, else the\n"
         "                              build's target/classes:target/lib/* beside this program)\n"
         "  --jvm-option OPT            a JVM option, repeatable; $FDBRESOLVER_JVM_OPTIONS adds more\n"
@@ -255,6 +260,8 @@ struct Options {
     int64_t warmup = 0;
     /** --cycles: how many times the trace is replayed, versions shifted each time. */
     int64_t cycles = 1;
+    /** --pause-micros: the untimed sleep between two batches. */
+    int64_t pauseMicros = 0;
     fdbresolver::Config config = fdbresolver::Config::fromEnvironment();
     /** --setting: the configuration text's own settings (the resolver is then opened from a text). */
     std::vector<fdbresolver::Setting> settings;
@@ -280,6 +287,9 @@ Options parseArguments(int argc, char** argv) {
         } else if (a == "--cycles") {
             o.cycles = parseCount(a, value());
             if (o.cycles == 0) throw UsageError{"--cycles: '0' is zero: wanted at least 1"};
+        } else if (a == "--pause-micros") {
+            o.pauseMicros = parseCount(a, value());
+            if (o.pauseMicros > 10'000'000) throw UsageError{"--pause-micros: at most 10000000 (10 s)"};
         } else if (a == "--class-path") {
             o.config.classPath = value();
         } else if (a == "--jvm-option") {
@@ -499,6 +509,9 @@ int replayTrace(const Options& o) {
     try {
         while (const replay::Batch* next = source.next()) {
             const replay::Batch& batch = *next;
+            if (o.pauseMicros > 0 && batches > 0) {
+                std::this_thread::sleep_for(std::chrono::microseconds(o.pauseMicros));
+            }
             bool timed = batches >= uint64_t(o.warmup);
             if (batches == uint64_t(o.warmup)) atStart = fdbresolver::getStats(cs);
             commitList.clear();

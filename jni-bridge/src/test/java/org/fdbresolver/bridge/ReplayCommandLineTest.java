@@ -132,6 +132,25 @@ class ReplayCommandLineTest {
     }
 
     /**
+     * --pause-micros N sleeps between two batches (the idle time a Resolver has between its batches): the run takes
+     * at least the pauses in all (20 ms each, so that they outweigh the JVM's start and the open), decides the same,
+     * and refuses a pause above 10 s.
+     */
+    @Test
+    void pausesBetweenBatchesDecideTheSame() throws Exception {
+        NativeProgram.Run plain = replay(trace().toString());
+        long start = System.nanoTime();
+        NativeProgram.Run paused = replay(trace().toString(), "--pause-micros", "20000");
+        long wallNanos = System.nanoTime() - start;
+        assertEquals(0, paused.exitCode(), paused.all());
+        assertEquals(plain.values().get("decision-hash"), paused.values().get("decision-hash"));
+        assertEquals("316", paused.values().get("batches"));
+        assertTrue(wallNanos >= 315 * 20_000_000L, "315 pauses of 20 ms, yet the run took " + wallNanos / 1_000_000 + " ms");
+        assertOneError(replay(trace().toString(), "--pause-micros", "10000001"),
+                "error: --pause-micros: at most 10000000 (10 s)");
+    }
+
+    /**
      * The latency lines bench prints, of the timed batches only: quantiles in order, the slowest batch is the maximum,
      * at most five slowest listed, each a timed batch.
      */
@@ -189,7 +208,7 @@ class ReplayCommandLineTest {
             assertEquals(0, run.exitCode(), run.all());
             assertEquals("", run.stderr());
             for (String option : List.of("--engine NAME", "--budget BYTES", "--engine-option NAME=VALUE",
-                    "--warmup N", "--cycles N", "--class-path CP", "--jvm-option OPT", "-h, --help")) {
+                    "--warmup N", "--cycles N", "--pause-micros N", "--class-path CP", "--jvm-option OPT", "-h, --help")) {
                 assertTrue(run.stdout().contains("  " + option), option + " missing from --help:\n" + run.stdout());
             }
             assertTrue(run.stdout().startsWith("usage: fdbresolver-replay TRACE"), run.stdout());
@@ -200,7 +219,8 @@ class ReplayCommandLineTest {
     @Test
     void everyListedOptionIsAccepted() throws Exception {
         NativeProgram.Run run = replay(trace().toString(), "--engine", "tree", "--budget", "64m",
-                "--engine-option", "nodeBytes=256", "--warmup", "1", "--cycles", "1", "--class-path", NativeProgram.engineClassPath(),
+                "--engine-option", "nodeBytes=256", "--warmup", "1", "--cycles", "1", "--pause-micros", "0",
+                "--class-path", NativeProgram.engineClassPath(),
                 "--jvm-option", "-Xss2m");
         assertEquals(0, run.exitCode(), run.all());
         assertEquals("tree", run.values().get("engine"));
