@@ -8,6 +8,7 @@
 #                                    (libjvm.so, libjsig.so)
 #   fdbresolver/native/libfdbresolver.so, fdbresolver/*.jar, fdbresolver/lib/*.jar   the bridge and engine
 #   var/{data,logs}                  fdbserver's folders, owned by the image's user
+#   fdbresolver/fdbresolver.aot      with FDBRESOLVER_AOT_TRAINING only: an ahead-of-time cache for the image's JVM
 #
 # Usage: prepare-context.sh OUT
 # Needs: the FoundationDB build (scripts/build-fdb), the bridge built
@@ -96,6 +97,36 @@ put "$library" "$out/fdbresolver/native/libfdbresolver.so"
 rm -f "$out"/fdbresolver/*.jar "$out"/fdbresolver/lib/*.jar
 cp "$bridge_jar" "$out/fdbresolver/"
 cp "$bridge"/lib/*.jar "$out/fdbresolver/lib/"
+
+# Optional: an ahead-of-time cache for the image's JVM (docs/latency.md, "The JVM's compilers on the Resolver's core"),
+# trained in a container of the base image with the context mounted where the image puts it, so that the cache records
+# the image's runtime and class path (HotSpot ignores a cache made by another). FDBRESOLVER_AOT_TRAINING="TRACE
+# [REPLAY OPTION...]" turns it on (e.g. "testdata/golden/bank-capture.trace.gz --budget 4m --jvm-option
+# -XX:+UseSerialGC"); the plugin then needs jvm_option=-XX:AOTCache=/opt/fdbresolver/fdbresolver.aot.
+rm -f "$out/fdbresolver/fdbresolver.aot" "$out/fdbresolver/native/fdbresolver-replay"
+if [[ -n "${FDBRESOLVER_AOT_TRAINING:-}" ]]; then
+  read -r -a training <<<"$FDBRESOLVER_AOT_TRAINING"
+  training_trace="$(readlink -f "${training[0]}")"
+  [[ -f "$training_trace" ]] || die "FDBRESOLVER_AOT_TRAINING: no trace at ${training[0]}"
+  cp "$bridge/native/fdbresolver-replay" "$out/fdbresolver/native/fdbresolver-replay"
+  # The replay driver's own libraries that the base image lacks (libcrypto, for its hashes): beside it for the run only.
+  training_libs="$(mktemp -d)"
+  while read -r name path; do
+    case "$name" in libcrypto.so.*) cp -L "$path" "$training_libs/" ;; esac
+  done < <(ldd "$bridge/native/fdbresolver-replay" | awk '$2 == "=>" { print $1, $3 }')
+  say "training an ahead-of-time cache on $training_trace"
+  docker run --rm -v "$out/fdbresolver:/opt/fdbresolver" -v "$out/fdb/lib:/opt/fdb/lib:ro" \
+    -v "$training_trace:/tmp/training.trace:ro" -v "$training_libs:/opt/training-libs:ro" \
+    -e LD_LIBRARY_PATH=/opt/fdb/lib:/opt/fdbresolver/jre/lib:/opt/fdbresolver/jre/lib/server:/opt/training-libs \
+    "${FDBRESOLVER_BASE_IMAGE:-fdbresolver-base:bookworm}" \
+    /opt/fdbresolver/native/fdbresolver-replay /tmp/training.trace --warmup 0 \
+    --class-path "/opt/fdbresolver/native/../*:/opt/fdbresolver/native/../lib/*" "${training[@]:1}" \
+    --jvm-option -XX:AOTCacheOutput=/opt/fdbresolver/fdbresolver.aot >/dev/null \
+    || die "the ahead-of-time cache's training run failed"
+  rm -rf "$out/fdbresolver/native/fdbresolver-replay" "$training_libs"
+  [[ -s "$out/fdbresolver/fdbresolver.aot" ]] || die "the training run wrote no ahead-of-time cache"
+  say "ahead-of-time cache: $(stat -c %s "$out/fdbresolver/fdbresolver.aot") bytes"
+fi
 
 cp "$here/Dockerfile" "$out/Dockerfile"
 say "context ready in $out ($(du -sh "$out" | cut -f1))"
