@@ -49,7 +49,7 @@ class ClusterBenchmarkIT {
 
     /** {@code resolverCpu}, {@code clusterCpu}: CPU seconds per second over the measured window. */
     private record Row(String cluster, int round, Result client, ResolverTimes resolver, double resolverCpu, double clusterCpu,
-            SlowReaders.Counts slowReaders, String killed) {
+            SlowReaders.Counts slowReaders, String killed, SlowBatches slowBatches) {
     }
 
     /** The run's extra load and fault: flood writers, slow readers, the resolver's kill (seconds into the window; 0: none). */
@@ -97,7 +97,7 @@ class ClusterBenchmarkIT {
                         + load.slowReaderDelay().toMillis() + " ms" : "")
                 + (load.killResolverAtSeconds() > 0 ? "; the resolver's process killed " + load.killResolverAtSeconds()
                         + " s into the measured window" : "")
-                + (pluginSettings.isBlank() ? "" : "; the plugin with " + pluginSettings) + ".\n\n" + table(rows);
+                + (pluginSettings.isBlank() ? "" : "; the plugin with " + pluginSettings) + ".\n\n" + table(rows) + slowBatches(rows);
         Path out = Path.of("target", "cluster-benchmark.md");
         Files.writeString(out, report);
         System.out.println(report);
@@ -168,9 +168,10 @@ class ClusterBenchmarkIT {
             assertEquals(List.of(), audit.violations(), "a benchmark of a wrong cluster means nothing");
             // ResolverMetrics come every 5 s and histograms every 10 s: wait for the ones that close the window.
             Thread.sleep(11_000);
-            return new Row(spec.usesPlugin() ? "plugin (tree)" : "stock", round, result,
-                    ResolverTimes.of(cluster.trace(resolver.container()), resolverFrom, to),
-                    kill ? Double.NaN : (cpuTo[0] - cpuFrom[0]) / wall, kill ? Double.NaN : (cpuTo[1] - cpuFrom[1]) / wall, slowCounts, killed);
+            TraceLog trace = cluster.trace(resolver.container());
+            return new Row(spec.usesPlugin() ? "plugin (tree)" : "stock", round, result, ResolverTimes.of(trace, resolverFrom, to),
+                    kill ? Double.NaN : (cpuTo[0] - cpuFrom[0]) / wall, kill ? Double.NaN : (cpuTo[1] - cpuFrom[1]) / wall, slowCounts, killed,
+                    SlowBatches.of(trace, resolverFrom, to));
         }
     }
 
@@ -218,6 +219,25 @@ class ClusterBenchmarkIT {
                     r.killed.isEmpty() ? "–" : r.killed));
         }
         return sb.toString();
+    }
+
+    /**
+     * The plugin's batches slower than its {@code slow_batch_micros} in each plugin run's window (the successor's, when
+     * the resolver was killed): how many, where their time went, and the slowest ten.
+     */
+    private static String slowBatches(List<Row> rows) {
+        StringBuilder sb = new StringBuilder();
+        for (Row r : rows) {
+            if (r.slowBatches.counted() < 0 && r.slowBatches.logged().isEmpty()) {
+                continue;
+            }
+            sb.append("\n").append(r.cluster).append(", round ").append(r.round).append(r.killed.isEmpty() ? "" : " (the successor's window)")
+                    .append(": slow batches ").append(r.slowBatches.summary()).append("\n");
+            if (!r.slowBatches.logged().isEmpty()) {
+                sb.append("\n").append(SlowBatches.SLOWEST_HEADER).append(r.slowBatches.slowestRows(10));
+            }
+        }
+        return sb.isEmpty() ? "" : "\nThe plugin's slow batches (ResolverConflictSetPluginSlowBatch; slow_batch_micros in its settings):\n" + sb;
     }
 
     private static String percent(double v) {

@@ -56,7 +56,8 @@ class ResolverClusterIT {
 
     @Test
     void ourEngineResolvesTheBankWorkloadWithoutLosingAnUpdate() throws Exception {
-        try (FdbCluster cluster = FdbCluster.start(build, ClusterSpec.plugin("one-resolver"))) {
+        // slow_batch_micros=1: every batch is slower than that, so the slow-batch figures and events are checked below.
+        try (FdbCluster cluster = FdbCluster.start(build, ClusterSpec.plugin("one-resolver").withSettings("slow_batch_micros=1"))) {
             JsonNode status = cluster.status();
             System.out.println("roles: " + roleMap(cluster, status));
             Role resolver = single(cluster.roles(status, "resolver"));
@@ -83,8 +84,45 @@ class ResolverClusterIT {
             assertTrue(metrics.counter("PluginBatches") >= metrics.counter("ResolveBatchStart") && metrics.counter("PluginBatches") > 0,
                     "the plugin resolved the Resolver's batches: " + metrics);
             assertTrue(metrics.counter("TransactionsAccepted") >= result.transfers(), metrics.toString());
+            assertSlowBatchesLoggedAsTheyWere(cluster.trace(resolver.container()), resolver, metrics);
             assertClusterHealthy(cluster);
         }
+    }
+
+    /**
+     * With {@code slow_batch_micros=1} every plugin batch is slow: all counted ({@code PluginSlowBatches} equals
+     * {@code PluginBatches}), at most ten of each metrics interval logged, and each logged one's figures consistent:
+     * the engine's time within the batch's wall time, its phases within the engine's time, the thread's CPU time
+     * within the wall time (read a moment later: 100 µs of slack), batch numbers rising.
+     */
+    private static void assertSlowBatchesLoggedAsTheyWere(TraceLog trace, Role resolver, TraceLog.Event metrics) {
+        assertEquals(metrics.counter("PluginBatches"), metrics.counter("PluginSlowBatches"), "every batch is slower than 1 µs: " + metrics);
+        int inInterval = 0;
+        int logged = 0;
+        long lastBatch = 0;
+        for (TraceLog.Event e : trace.filter(e -> e.id().equals(resolver.id()) && e.time() <= metrics.time()
+                && (isMetricsOf(e, resolver) || e.type().equals("ResolverConflictSetPluginSlowBatch")))) {
+            if (isMetricsOf(e, resolver)) {
+                inInterval = 0;
+                continue;
+            }
+            logged++;
+            assertTrue(++inInterval <= 10, "at most ten slow batches logged per metrics interval: " + e);
+            long micros = e.counter("Micros");
+            long engine = e.counter("EngineMicros");
+            long phases = 0;
+            for (String phase : List.of("SortMicros", "CheckReadMicros", "CheckIntraBatchMicros", "CombineMicros", "MergeWriteMicros",
+                    "RemoveBeforeMicros")) {
+                phases += e.counter(phase);
+            }
+            assertTrue(micros >= 1 && engine >= 0 && engine <= micros && phases <= engine, "engine and phases within the batch: " + e);
+            assertTrue(e.counter("CpuMicros") >= 0 && e.counter("CpuMicros") <= micros + 100, "CPU time within the wall time: " + e);
+            assertTrue(e.counter("Transactions") >= 0 && e.number("SecondsSinceOpen") >= 0, e.toString());
+            assertTrue(e.counter("Batch") > lastBatch, "batch numbers rise: " + e);
+            lastBatch = e.counter("Batch");
+        }
+        assertTrue(logged > 0 && logged < metrics.counter("PluginBatches"),
+                "some slow batches logged, not every one: " + logged + " of " + metrics.counter("PluginBatches"));
     }
 
     /**
