@@ -178,6 +178,47 @@ final class HeapPlan {
         }
     }
 
+    /**
+     * A full collection after the first open's warm-up, before that open makes its own history. The warm-up's
+     * throwaway engines leave tens of MB in the young generation (53 MB on the cluster's flood capture replayed with
+     * Serial), and the first young collection then fell in one of the first real batches: 22 ms, that replay's slowest
+     * batch every run (29 ms of wall time against 1 ms of CPU; docs/latency.md). Here the pause falls in the open,
+     * which the prestart runs off the network thread (the slowest batch of that replay 7.9–8.5 ms in four runs,
+     * against 21–29 ms). The same conditions as {@link #returnHeapIfLastToClose}: the bridge's own JVM, no resolver
+     * open or closing (a full collection stops every Java thread, one deciding a batch too), no pre-touched heap.
+     * And Serial only, the collector measured to gain: G1 shrinks the heap after a full collection (198 to 10 MB
+     * committed on that replay), and its first real batches then met more young collections and a concurrent
+     * cycle's remark (7 ms) as the heap grew again.
+     *
+     * @return whether it collected
+     */
+    static boolean collectAfterWarmUp() {
+        synchronized (HeapPlan.class) {
+            if (openCount != 0 || closingCount != 0 || !Boolean.getBoolean("fdbresolver.bridge.ownJvm")) {
+                return false;
+            }
+        }
+        if (preTouched() || !serialCollector()) {
+            return false;
+        }
+        System.gc();
+        warmUpCollections.incrementAndGet();
+        return true;
+    }
+
+    /** Whether this JVM collects with Serial (whose young collector HotSpot names "Copy"). */
+    static boolean serialCollector() {
+        for (java.lang.management.GarbageCollectorMXBean gc : java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()) {
+            if (gc.getName().equals("Copy")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** How many times {@link #collectAfterWarmUp} collected (for tests). */
+    static final java.util.concurrent.atomic.AtomicLong warmUpCollections = new java.util.concurrent.atomic.AtomicLong();
+
     /** How many times {@link #returnHeapIfLastToClose} collected (for tests). */
     static final java.util.concurrent.atomic.AtomicLong heapReturns = new java.util.concurrent.atomic.AtomicLong();
 

@@ -220,7 +220,11 @@ public final class NativeResolver {
                     warmUpFailure = "the bridge's warm-up failed (the first batches run cold): " + describe(e);
                 }
             }
-            ConflictSet cs = ConflictSet.open(built);
+            ConflictSet cs = ConflictSet.open(built);  // the engine's warm-up runs first, in its throwaway engines
+            if (warm) {
+                // The warm-ups' garbage collected here, not in a young collection inside the first real batches.
+                HeapPlan.collectAfterWarmUp();
+            }
             long bound = cs.engine().historyHeapBoundBytes();
             CaptureSettings captureSettings = bridge.capture();
             long need = HeapPlan.need(bound) + (captureSettings == null ? 0 : captureSettings.heapBytes());

@@ -11,7 +11,8 @@ import org.fdbresolver.api.ConflictSet;
 /**
  * Run in a JVM of its own by {@link HeapReturnTest}: opens a resolver as the native side does, fills its history
  * with about 100 MiB, closes it, waits for the close to finish, and prints the committed heap before and after and
- * how many times the bridge collected to give the heap back ({@code name: value} lines).
+ * how many times the bridge collected to give the heap back and after the first open's warm-up ({@code name: value}
+ * lines).
  */
 public final class HeapReturnProbe {
     private HeapReturnProbe() {
@@ -57,6 +58,7 @@ public final class HeapReturnProbe {
             System.out.println("committed-before: " + before);
             System.out.println("committed-after: " + after);
             System.out.println("heap-returns: " + HeapPlan.heapReturns.get());
+            System.out.println("warm-up-collections: " + HeapPlan.warmUpCollections.get());
         }
     }
 }
