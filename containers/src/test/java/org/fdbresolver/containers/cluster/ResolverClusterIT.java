@@ -111,8 +111,7 @@ class ResolverClusterIT {
             long micros = e.counter("Micros");
             long engine = e.counter("EngineMicros");
             long phases = 0;
-            for (String phase : List.of("SortMicros", "CheckReadMicros", "CheckIntraBatchMicros", "CombineMicros", "MergeWriteMicros",
-                    "RemoveBeforeMicros")) {
+            for (String phase : SlowBatches.PHASES) {
                 phases += e.counter(phase);
             }
             assertTrue(micros >= 1 && engine >= 0 && engine <= micros && phases <= engine, "engine and phases within the batch: " + e);

@@ -91,7 +91,7 @@ record ResolverTimes(double seconds, long batches, long transactions, long compu
         return -1;
     }
 
-    private static TraceLog.Event lastAtOrBefore(List<TraceLog.Event> events, double time) {
+    static TraceLog.Event lastAtOrBefore(List<TraceLog.Event> events, double time) {
         TraceLog.Event found = null;
         for (TraceLog.Event e : events) {
             if (e.time() <= time) {
@@ -101,7 +101,7 @@ record ResolverTimes(double seconds, long batches, long transactions, long compu
         return found;
     }
 
-    private static long delta(TraceLog.Event first, TraceLog.Event last, String counter) {
+    static long delta(TraceLog.Event first, TraceLog.Event last, String counter) {
         if (last == null) {
             return 0;
         }

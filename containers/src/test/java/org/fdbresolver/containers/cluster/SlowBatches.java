@@ -27,34 +27,22 @@ record SlowBatches(long counted, List<Batch> logged) {
         }
     }
 
-    private static final List<String> PHASES = List.of("SortMicros", "CheckReadMicros", "CheckIntraBatchMicros",
+    /** The engine's phases as the event names them, in FoundationDB's counter order. */
+    static final List<String> PHASES = List.of("SortMicros", "CheckReadMicros", "CheckIntraBatchMicros",
             "CombineMicros", "MergeWriteMicros", "RemoveBeforeMicros");
 
     /** Over {@code (from, to]} (seconds since the epoch). */
     static SlowBatches of(TraceLog trace, double from, double to) {
         List<Batch> logged = trace.filter(e -> e.type().equals("ResolverConflictSetPluginSlowBatch") && e.time() > from && e.time() <= to)
                 .stream().map(SlowBatches::batch).toList();
-        List<TraceLog.Event> metrics = trace.filter(e -> e.type().equals("ResolverMetrics") && e.detail("PluginSlowBatches") != null);
+        // The figure is the resolver's total since its open, read over the window as ResolverTimes reads its counters
+        // (the same resolver's events only: a recovery's new one starts from zero).
+        TraceLog.Event last = ResolverTimes.lastAtOrBefore(trace.filter(e -> e.type().equals("ResolverMetrics")), to);
         long counted = -1;
-        if (!metrics.isEmpty()) {
-            // The figure is the resolver's total since its open: the last event's total less the total before the window,
-            // per resolver (a recovery's new one starts from zero).
-            TraceLog.Event last = null;
-            for (TraceLog.Event e : metrics) {
-                if (e.time() <= to) {
-                    last = e;
-                }
-            }
-            if (last != null) {
-                String id = last.id();
-                long before = 0;
-                for (TraceLog.Event e : metrics) {
-                    if (e.id().equals(id) && e.time() <= from) {
-                        before = e.counter("PluginSlowBatches");
-                    }
-                }
-                counted = last.counter("PluginSlowBatches") - before;
-            }
+        if (last != null && last.detail("PluginSlowBatches") != null) {
+            TraceLog.Event first = ResolverTimes.lastAtOrBefore(
+                    trace.filter(e -> e.type().equals("ResolverMetrics") && e.id().equals(last.id())), from);
+            counted = ResolverTimes.delta(first, last, "PluginSlowBatches");
         }
         return new SlowBatches(counted, logged);
     }
