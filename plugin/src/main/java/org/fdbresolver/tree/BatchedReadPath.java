@@ -69,6 +69,8 @@ final class BatchedReadPath {
     private long[] ep = new long[256];
     private int[] eLen = new int[256];
     private int[] snap = new int[256];
+    /** Whether the read is a point range {@code [k, k\0)} ({@link SingleReadPath#isPoint}): nothing past its leaf can matter. */
+    private boolean[] point = new boolean[256];
     private int[] leafOf = new int[256];
     private int[] parentOf = new int[256];
     private int[] slotOf = new int[256];
@@ -201,6 +203,7 @@ final class BatchedReadPath {
             eLen[i] = el;
             ep[i] = kl.searchInline(k, eo, el);
             snap[i] = vw.relative(rs.snapshot(b + i));
+            point[i] = SingleReadPath.isPoint(k, bo, rs.beginLength(b + i), eo, rs.endLength(b + i));
         }
     }
 
@@ -426,13 +429,19 @@ final class BatchedReadPath {
                 if (before > sr) {
                     hit = true;
                     onward = false;
+                } else if (point[r]) {
+                    // No key lies strictly between k and k\0: the interval holding k decided it.
+                    onward = false;
                 } else {
                     int scanned = single.scanLeaf(leaf, pos, sr, ep[r], k, rs.endOffset(sliceStart + r), eLen[r]);
                     hit = scanned == 1;
                     onward = scanned < 0;
                 }
             }
-            if (onward) {
+            // A point read that found nothing up to its leaf's end is done: every key past the leaf is above k, so at
+            // or above its end k\0 (the parent's next separator need not be compared, nor, past the parent, the tree
+            // descended again).
+            if (onward && !point[r]) {
                 hit = onward(r);
             }
             if (hit) {
@@ -489,6 +498,7 @@ final class BatchedReadPath {
             ep = new long[m];
             eLen = new int[m];
             snap = new int[m];
+            point = new boolean[m];
             leafOf = new int[m];
             parentOf = new int[m];
             slotOf = new int[m];

@@ -44,6 +44,7 @@ final class SingleReadPath implements HistoryReader {
     /** {@link #conflicts}, the begin's leaf found by a descent or, {@code inOrder}, from the finger ({@link #leafInOrder}). */
     private boolean check(byte[] keys, int bOff, int bLen, int eOff, int eLen, long snapshot, boolean inOrder) {
         boolean empty = Arrays.equals(keys, bOff, bOff + bLen, keys, eOff, eOff + eLen);
+        boolean point = isPoint(keys, bOff, bLen, eOff, eLen);
         int s = versions.relative(snapshot);
         // A read never changes the shared prefix: a key without it orders before or after every key
         // in the tree, and its length becomes BELOW or ABOVE, which tail() answers without bytes.
@@ -57,7 +58,18 @@ final class SingleReadPath implements HistoryReader {
         }
         int leaf = inOrder ? leafInOrder(bp, keys, bOff, bLen)
                 : search.findLeafRecordingPath(bp, keys, bOff, bLen, pathNode, pathIdx);
-        return conflictsFrom(leaf, keys, bOff, bLen, bp, eOff, eLen, ep, s);
+        return conflictsFrom(leaf, keys, bOff, bLen, bp, eOff, eLen, ep, s, point);
+    }
+
+    /**
+     * Whether read {@code [begin, end)} is a point range {@code [k, k\0)}: its end is its begin and a 0x00. No key lies
+     * strictly between the two, so the read conflicts exactly when the interval holding {@code k} is newer than its
+     * snapshot, and nothing past the leaf holding {@code k} needs looking at. About half of a Resolver's reads are
+     * points (every {@code get}); the batch stores such a range's bytes once, so both ends usually share an offset.
+     */
+    static boolean isPoint(byte[] keys, int bOff, int bLen, int eOff, int eLen) {
+        return eLen == bLen + 1 && keys[eOff + bLen] == 0
+                && (eOff == bOff || Arrays.equals(keys, bOff, bOff + bLen, keys, eOff, eOff + bLen));
     }
 
     // ---- the finger of reads checked in begin order (HistoryReader.conflictsInOrder) ----
@@ -138,9 +150,10 @@ final class SingleReadPath implements HistoryReader {
 
     /**
      * A non-empty read whose begin lies in {@code leaf}, reached by a descent that recorded its path in
-     * {@link #pathNode}/{@link #pathIdx}.
+     * {@link #pathNode}/{@link #pathIdx}; {@code point}: the read is {@code [k, k\0)} ({@link #isPoint}).
      */
-    private boolean conflictsFrom(int leaf, byte[] keys, int bOff, int bLen, long bp, int eOff, int eLen, long ep, int s) {
+    private boolean conflictsFrom(int leaf, byte[] keys, int bOff, int bLen, long bp, int eOff, int eLen, long ep, int s,
+                                  boolean point) {
         NodeStore st = store;
         int c = leaf >>> CHUNK_SHIFT;
         int base = (leaf & CHUNK_MASK) * st.leafCap;
@@ -172,7 +185,10 @@ final class SingleReadPath implements HistoryReader {
                 return true;
             }
             // Intervals that begin strictly inside (begin, end): the rest of this leaf, then the
-            // following subtrees in key order.
+            // following subtrees in key order. A point read has none.
+            if (point) {
+                return false;
+            }
             if (!leafIsOld) {
                 int r = scanLeaf(leaf, i, s, ep, keys, eOff, eLen);
                 if (r >= 0) {
@@ -180,7 +196,7 @@ final class SingleReadPath implements HistoryReader {
                 }
             }
         }
-        return scanOnward(st.height - 1, s, ep, keys, eOff, eLen);
+        return !point && scanOnward(st.height - 1, s, ep, keys, eOff, eLen);
     }
 
     /**

@@ -10,6 +10,7 @@ import org.fdbresolver.api.BatchResult;
 import org.fdbresolver.api.ConflictBatch;
 import org.fdbresolver.api.ConflictSet;
 import org.fdbresolver.api.ConflictSetConfig;
+import org.fdbresolver.api.Decision;
 import org.fdbresolver.tree.BruteForceOracle.Tx;
 import org.junit.jupiter.api.Test;
 
@@ -214,6 +215,80 @@ class TreeEngineDifferentialTest {
             run(seed, seed % 2 == 0 ? 128 : 256, 250, 4, 0, seed % 3 == 0 ? 12 : 300,
                     (gen, b) -> gen.zeroTails = true, history -> { });
         }
+    }
+
+    /**
+     * Point reads stop at the interval holding their key ({@code SingleReadPath.isPoint}): a write that begins exactly
+     * at a point read's end {@code k\0}, newer than its snapshot, is not a conflict, while a read one byte longer,
+     * {@code [k, k\0\0)}, conflicts with it. Long keys under a shared head (leaves of their own prefix, keys in blocks)
+     * on tiny nodes, so that many keys are the last of their leaf or of their parent's last leaf; every read path: one
+     * descent each (small batches and large), the batched path from the first byte, and the point ends stored apart
+     * from their begins (a batch built from offsets, as the bridge does).
+     */
+    @Test
+    void aPointReadEndsAtTheIntervalHoldingItsKey() {
+        byte[][] keys = new byte[400][];
+        for (int i = 0; i < keys.length; i++) {
+            keys[i] = ("\u0002app\u0000\u0002table\u0000\u0015" + String.format("%05d-tail", i * 7))
+                    .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+        }
+        for (String[] options : List.of(new String[] {"readPath", "single"},
+                new String[] {"readPath", "batched", "readBatchedFromBytes", "0", "readBatchedFromReads", "1"})) {
+            for (boolean apart : new boolean[] {false, true}) {
+                ConflictSetConfig.Builder b = ConflictSetConfig.builder().engine("tree").option("nodeBytes", "128")
+                        .option("keyBlockBytes", "256");
+                for (int o = 0; o < options.length; o += 2) {
+                    b.option(options[o], options[o + 1]);
+                }
+                try (ConflictSet set = ConflictSet.open(b.build())) {
+                    ConflictBatch batch = set.newBatch();
+                    // Version 10: every key written as a point; version 20: every key's successor k\0 as a point.
+                    for (int v = 10; v <= 20; v += 10) {
+                        for (byte[] k : keys) {
+                            batch.addTransaction(v - 1, false);
+                            byte[] begin = v == 10 ? k : Arrays.copyOf(k, k.length + 1);
+                            batch.addWrite(begin, Arrays.copyOf(begin, begin.length + 1));
+                        }
+                        batch.detectConflicts(v, 0);
+                        batch.clear();
+                    }
+                    String where = Arrays.toString(options) + (apart ? ", ends stored apart" : "");
+                    // Large batches (the sorted paths) and batches of one transaction (the small-batch path).
+                    long now = 30;
+                    for (int per : new int[] {keys.length, 1}) {
+                        for (int from = 0; from < keys.length; from += per) {
+                            for (int i = from; i < from + per; i++) {
+                                byte[] k = keys[i];
+                                batch.addTransaction(15, false);
+                                addRead(batch, k, Arrays.copyOf(k, k.length + 1), apart);
+                                batch.addTransaction(15, false);
+                                addRead(batch, k, Arrays.copyOf(k, k.length + 2), apart);
+                            }
+                            BatchResult r = batch.detectConflicts(now++, 0);
+                            for (int t = 0; t < 2 * per; t++) {
+                                assertEquals(t % 2 == 0 ? Decision.COMMIT : Decision.CONFLICT, r.decision(t),
+                                        where + ", " + per + " a batch: read of key " + (from + t / 2)
+                                                + (t % 2 == 0 ? " as a point" : " one byte past its point end"));
+                            }
+                            batch.clear();
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /** A read {@code [begin, end)}; {@code apart}: both ends copied into the batch's key bytes separately. */
+    private static void addRead(ConflictBatch batch, byte[] begin, byte[] end, boolean apart) {
+        if (!apart) {
+            batch.addRead(begin, end);
+            return;
+        }
+        int b = batch.reserveKeyBytes(begin.length);
+        int e = batch.reserveKeyBytes(end.length);
+        System.arraycopy(begin, 0, batch.keys(), b, begin.length);
+        System.arraycopy(end, 0, batch.keys(), e, end.length);
+        batch.addReadAt(b, begin.length, e, end.length);
     }
 
     static void run(long seed, int nodeBytes, int batches, int maxShortLen, double longKeys, int window) {
