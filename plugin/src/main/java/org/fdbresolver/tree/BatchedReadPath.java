@@ -40,11 +40,13 @@ final class BatchedReadPath {
     /** Groups in flight by default. */
     static final int DEFAULT_WAYS = 16;
     /**
-     * History bytes from which the batched path is used by default. In a smaller history the leaves mostly
-     * stay cached, there are few misses to overlap, and one descent per read was as fast or faster
-     * (custom-range at 7 MB, longtrace at 16 MB; docs/tree.md).
+     * History bytes from which the batched path is used by default. In a history of a few MB the leaves mostly
+     * stay cached, there are few misses to overlap, and one descent per read is as fast. It was 16 MiB, where one
+     * descent per read once won on custom-range (7 MB) and longtrace (16 MB); measured again on 2026-12-07 the
+     * batched path from 4 MiB took 15–25 % off the read check of longtrace, custom-range and tuple keys and was level
+     * on the others (docs/tree.md, "The batched read path from 4 MiB").
      */
-    static final long DEFAULT_FROM_BYTES = 16L << 20;
+    static final long DEFAULT_FROM_BYTES = 4L << 20;
 
     private static final int ST_SEARCH = 1;
     private static final int ST_SCAN = 2;

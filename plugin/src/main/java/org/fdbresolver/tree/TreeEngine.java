@@ -17,7 +17,7 @@ import org.fdbresolver.pipeline.BatchWorkers;
  * <p>Options: {@code nodeBytes} (block size of a tree node, default 2048), {@code keyBlockBytes}
  * (size of a key block holding keys longer than 8 bytes, default 65536, raised to fit the longest key),
  * {@code readPath} ({@code batched}, the default: the batch's sorted reads routed together and leaf
- * groups interleaved, once the history holds {@code readBatchedFromBytes} (default 16 MiB; 0: always);
+ * groups interleaved, once the history holds {@code readBatchedFromBytes} (default 4 MiB; 0: always);
  * or {@code single}: one descent per read), {@code readWays} (leaf groups in flight on the batched path,
  * default 16) and {@code readTouch} ({@code true}, the default: load the cache line
  * a group needs next before yielding; {@code false}: interleave only) and {@code writeWays} (writes

@@ -78,7 +78,7 @@ final class WarmUp {
             return -1;
         }
         // Two engines, rounds alternating: one reads batched from its first byte of history, one as configured (the
-        // batched path starts at 16 MiB, which the settling traffic may not reach).
+        // batched path starts at 4 MiB, which the settling traffic may not reach).
         String[] batchedFrom = {"0", null};
         TreeEngine[] engines = new TreeEngine[2];
         try {
