@@ -18,7 +18,8 @@ import org.fdbresolver.pipeline.SortedReads;
  * others found by walking on from it, the predecessor of the leaf looked up once. A read that runs past
  * its leaf walks on through the parent's later slots, skipping every child whose max version is not
  * above its snapshot and stopping at the first separator at or above its end; one that runs past the
- * parent is checked by the one-descent path ({@link SingleReadPath}).
+ * parent is checked by the one-descent path ({@link SingleReadPath}). A point read {@code [k, k\0)} never
+ * walks on: the interval holding {@code k} decides it.
  *
  * <h2>Interleaving</h2>
  * Leaf groups are independent, and a leaf is a cache miss (the leaves are most of the history, far
