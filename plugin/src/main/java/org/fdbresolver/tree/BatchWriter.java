@@ -77,7 +77,7 @@ final class BatchWriter {
         this.router = new BatchRouter(store, layout);
         this.entries = entries;
         this.merge = new RunMerge(store, layout, search, versions, entries);
-        this.ahead = new WriteAhead(store, ways);
+        this.ahead = new WriteAhead(store);
     }
 
     /**
@@ -268,8 +268,7 @@ final class BatchWriter {
             if (ways > 1 && i >= prefetched && routesCurrent) {
                 prefetched = Math.min(m, i + ways);
                 // The leaves of the plan's route (the slots' maxima too: a run raises them).
-                ahead.load(i, prefetched, keys, endpointKey, endpointOff, endpointLen, endpointLeaf,
-                        parentsRouted ? endpointParent : null, endpointSlot, true);
+                ahead.load(i, prefetched, endpointLeaf, parentsRouted ? endpointParent : null, endpointSlot, true);
             }
             // The most the next step can add: a run of at most a leaf's worth of writes splitting its leaf
             // once, or a single write splitting two leaves, with inner splits on the way down; and the chunks

@@ -138,7 +138,7 @@ final class PartitionWriter implements AnchorRefs {
         this.entries = entries;
         this.merge = new RunMerge(store, layout, search, versions, entries);
         this.ways = ways;
-        this.ahead = new WriteAhead(store, ways);
+        this.ahead = new WriteAhead(store);
     }
 
     /**
@@ -212,8 +212,7 @@ final class PartitionWriter implements AnchorRefs {
             if (ways > 1 && x >= prefetched) {
                 prefetched = Math.min(m, x + ways);
                 PartitionedApply pa = batch;
-                ahead.load(x, prefetched, pa.keys, pa.endpointKey, pa.endpointOff, pa.endpointLen, pa.endpointLeaf,
-                        pa.endpointParent, pa.endpointSlot, false);
+                ahead.load(x, prefetched, pa.endpointLeaf, pa.endpointParent, pa.endpointSlot, false);
             }
             int bl = leafOf[2 * x];
             if (!inChain(bl)) {
