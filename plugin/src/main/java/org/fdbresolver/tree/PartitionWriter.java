@@ -211,8 +211,7 @@ final class PartitionWriter implements AnchorRefs {
         for (int x = from; x < m; ) {
             if (ways > 1 && x >= prefetched) {
                 prefetched = Math.min(m, x + ways);
-                PartitionedApply pa = batch;
-                ahead.load(x, prefetched, pa.endpointLeaf, pa.endpointParent, pa.endpointSlot, false);
+                ahead.load(x, prefetched, batch.endpointLeaf, batch.endpointParent, batch.endpointSlot, false);
             }
             int bl = leafOf[2 * x];
             if (!inChain(bl)) {

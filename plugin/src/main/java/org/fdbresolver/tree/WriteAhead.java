@@ -74,6 +74,7 @@ final class WriteAhead {
                 t += lk[base + i] + lvr[base + i];
             }
             if (n > 0) {
+                // A leaf's slots need not start on a line: its last one may sit on a line the loop stepped over.
                 t += lk[base + n - 1] + lvr[base + n - 1];
             }
         }
