@@ -82,7 +82,7 @@ class BudgetConformanceTest {
         }
         boolean partitioned = readPath.equals("partitioned");
         if (partitioned) {
-            builder.option("readBatchedFromBytes", "0").option("partitionFromWrites", "1").option("writesPerPartition", "2")
+            builder.option("readBatchedFromBytes", "0").option("writesPerPartition", "2")
                     .option("readsPerSlice", "4").option("endpointsPerSlice", "8");
         } else if (!readPath.equals("default")) {
             builder.option("readPath", readPath).option("readBatchedFromBytes", "0");

@@ -58,19 +58,19 @@ final class EnginesUnderTest {
             new Variation("tree", Map.of("directSortEndpoints", "2147483647")),
             new Variation("tree", Map.of("threads", "2")),
             new Variation("tree", Map.of("threads", "4")),
-            new Variation("tree", Map.of("threads", "1", "partitionFromWrites", "1")),
-            new Variation("tree", Map.of("threads", "2", "partitionFromWrites", "1", "writesPerPartition", "1",
+            new Variation("tree", Map.of("threads", "1", "writeWays", "0")),
+            new Variation("tree", Map.of("threads", "2", "writesPerPartition", "1",
                     "readsPerSlice", "2", "endpointsPerSlice", "2", "readBatchedFromBytes", "0")),
-            new Variation("tree", Map.of("threads", "4", "partitionFromWrites", "1", "writesPerPartition", "2",
+            new Variation("tree", Map.of("threads", "4", "writesPerPartition", "2",
                     "readsPerSlice", "4", "endpointsPerSlice", "8", "readPath", "single")),
-            new Variation("tree", Map.of("threads", "4", "nodeBytes", "128", "partitionFromWrites", "1",
+            new Variation("tree", Map.of("threads", "4", "nodeBytes", "128", 
                     "writesPerPartition", "1", "readsPerSlice", "1", "endpointsPerSlice", "1", "readBatchedFromBytes", "0")),
-            new Variation("tree", Map.of("threads", "2", "nodeBytes", "256", "partitionFromWrites", "1",
+            new Variation("tree", Map.of("threads", "2", "nodeBytes", "256", 
                     "writesPerPartition", "1", "readsPerSlice", "3", "readPath", "single", "writeWays", "0")),
             // The large-key path under partitions and slices: 256-byte key blocks, every batch by partitions.
-            new Variation("tree", Map.of("threads", "2", "keyBlockBytes", "256", "nodeBytes", "256", "partitionFromWrites", "1",
+            new Variation("tree", Map.of("threads", "2", "keyBlockBytes", "256", "nodeBytes", "256", 
                     "writesPerPartition", "1", "readsPerSlice", "2", "endpointsPerSlice", "2", "readBatchedFromBytes", "0")),
-            new Variation("tree", Map.of("threads", "4", "keyBlockBytes", "256", "nodeBytes", "256", "partitionFromWrites", "1",
+            new Variation("tree", Map.of("threads", "4", "keyBlockBytes", "256", "nodeBytes", "256", 
                     "writesPerPartition", "1", "readsPerSlice", "1", "endpointsPerSlice", "1", "readPath", "single")));
 
     private record Variation(String engine, Map<String, String> options) {

@@ -25,9 +25,10 @@ import org.fdbresolver.pipeline.SortedReads;
  * prefix of their own;</li>
  * <li>{@link TreeSearch}, {@link BatchRouter}, {@link SingleReadPath} and {@link BatchedReadPath} —
  * descents, the batch's routing, and the two read paths;</li>
- * <li>{@link BatchWriter} and {@link TreeWriter} — a batch's writes applied together, single writes
- * and splits ({@link PartitionedApply} and {@link PartitionWriter}: by key-disjoint partitions);
- * {@link LeafEntries} — every move of leaf entries outside a merge loop;</li>
+ * <li>{@link BatchWriter} — the write path: a batch's writes planned, then applied by {@link PartitionedApply} in
+ * key-disjoint partitions ({@link PartitionWriter}: one partition's runs, B-link splits), in pieces when the budget
+ * binds; {@link TreeWriter} — single writes and their splits, for a tree of one leaf; {@link LeafEntries} — every
+ * move of leaf entries outside a merge loop;</li>
  * <li>{@link Reclaimer} and {@link MemoryBudget} — the sweeper (and its census of versions), and the budget
  * that raises the retained boundary ahead of need, a share bounded by each batch, and drops the oldest history
  * at once when a step still does not fit; {@link VersionWindow} — the retained boundary and the version
@@ -63,7 +64,6 @@ public final class HistoryTree implements History {
     private final LeafEntries entries;
     private final int readWays;
     private final boolean readTouch;
-    private final int writeWays;
 
     // ---- more than one thread for a batch (null / 0: one thread) ----
     private BatchWorkers workers;
@@ -73,7 +73,7 @@ public final class HistoryTree implements History {
     private SingleReadPath[] sliceSingle;
     private BatchedReadPath[] sliceBatched;
     private final ReadSlices readSlices = new ReadSlices();
-    /** Reclamation by whole leaf parents (null: the sweeper alone); made by {@link #usePartitions}. */
+    /** Reclamation by whole leaf parents (null: the sweeper alone); made by {@link #useWorkersForWrites}. */
     private ParentSweep parentSweep;
 
     /** A history with its own heap reservation ({@link #reservationLimit}) and the default read and write paths. */
@@ -132,7 +132,6 @@ public final class HistoryTree implements History {
         this.entries = new LeafEntries(store, layout.leaf);
         this.readWays = readWays;
         this.readTouch = readTouch;
-        this.writeWays = writeWays;
         this.singleReads = new SingleReadPath(store, layout, search, versions);
         this.batchedReads = readPath == ReadPath.BATCHED
                 ? new BatchedReadPath(store, layout, search, versions, singleReads, readWays, readTouch) : null;
@@ -191,18 +190,16 @@ public final class HistoryTree implements History {
     }
 
     /**
-     * Batches of at least {@code fromWrites} combined writes are applied in key-disjoint partitions, at once on
-     * {@code workers}' threads (null: one after the other on the caller's), each partition at least
-     * {@code writesPerPartition} writes. Whether a batch goes by partitions depends on the batch alone: the
-     * tree after it is the same for every thread count (docs/tree.md, "More than one thread").
+     * Lets a batch's writes and its reclamation use {@code workers}' threads (null: the caller's alone): the writes'
+     * key-disjoint partitions of at least {@code writesPerPartition} writes run at once, and the sweep goes by whole
+     * leaf parents ({@link ParentSweep}). How a batch is cut never changes the tree: it is the same for every thread
+     * count (docs/tree.md, "More than one thread").
      */
-    public void usePartitions(int fromWrites, BatchWorkers workers, int writesPerPartition) {
-        if (fromWrites < 1 || writesPerPartition < 1) {
-            throw new IllegalArgumentException("partition thresholds must be positive: " + fromWrites + ", " + writesPerPartition);
+    public void useWorkersForWrites(BatchWorkers workers, int writesPerPartition) {
+        if (writesPerPartition < 1) {
+            throw new IllegalArgumentException("writes per partition must be positive: " + writesPerPartition);
         }
-        PartitionedApply partitioned = new PartitionedApply(store, layout, search, versions, entries, budget, workers,
-                writesPerPartition, writeWays);
-        batchWriter.usePartitions(partitioned, fromWrites);
+        batchWriter.useWorkers(workers, writesPerPartition);
         parentSweep = new ParentSweep(store, layout, search, versions, reclaimer, workers);
     }
 
@@ -495,18 +492,31 @@ public final class HistoryTree implements History {
         budget.evictAhead(on);
     }
 
-    /** Batches whose writes were applied by partitions ({@link #usePartitions}). */
+    /** Every write from now on applied singly, not by partitions ({@link BatchWriter#writeSingly}; tests). */
+    void writeSingly() {
+        batchWriter.writeSingly();
+    }
+
+    /** Batches whose writes were applied by the partitions in one phase ({@link BatchWriter}). */
     public long partitionedBatches() {
         return batchWriter.partitionedBatches();
     }
 
     /**
+     * Batches whose writes were applied in pieces, the budget checked before each (it had no room for the most the
+     * whole batch adds), or singly in a tree of one leaf ({@link BatchWriter}).
+     */
+    public long piecewiseBatches() {
+        return batchWriter.piecewiseBatches();
+    }
+
+    /**
      * Batches cut into several partitions, splits installed after the phase, siblings that took entries, sweeps by leaf
-     * parents, parents rewritten in their own encoding (tests); null without partitions.
+     * parents (0 without {@link #useWorkersForWrites}), parents rewritten in their own encoding (tests).
      */
     long[] partitionCounters() {
         long[] c = batchWriter.partitionCounters();
-        return c == null ? null : new long[] {c[0], c[1], c[2], parentSweep.sweeps, c[3]};
+        return new long[] {c[0], c[1], c[2], parentSweep == null ? 0 : parentSweep.sweeps, c[3]};
     }
 
     /** Batches whose writes did not fit even into an empty history (all history was forgotten). */

@@ -9,9 +9,8 @@ import static org.fdbresolver.tree.NodeStore.CHUNK_SHIFT;
  * that overflows into a sibling or a new leaf, the sweeper's merge of a leaf into its left sibling). An entry is
  * two parallel arrays (the key's long; the version and the key reference in one long, {@link NodeStore#entry}); this
  * is the one place that copies them as a whole, so that what a move between two leaves means for their keys'
- * encoding is decided here, once, for the single-write path ({@link TreeWriter}), the batch's runs
- * ({@link BatchWriter}), the partitions' chains ({@link PartitionWriter}) and the sweepers ({@link Reclaimer},
- * {@link ParentSweep}).
+ * encoding is decided here, once, for the single-write path ({@link TreeWriter}), the partitions' runs and chains
+ * ({@link PartitionWriter}) and the sweepers ({@link Reclaimer}, {@link ParentSweep}).
  *
  * <p>Keys' encodings ({@link LeafPrefixes}): entries move between leaves in one encoding. A split's new leaf takes
  * its leaf's; a leaf and a sibling that trade entries (or the sweeper's merge) are first lowered to the prefix they

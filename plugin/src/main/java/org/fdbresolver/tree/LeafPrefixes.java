@@ -83,8 +83,8 @@ final class LeafPrefixes {
     }
 
     /**
-     * The most key-chunk bytes one step of the one-thread writer can take by lowering leaves that hold suffix keys (its
-     * runs and single writes lower at most four leaves' worth of entries, {@link #lower}): what its budget check adds.
+     * The most key-chunk bytes one single write ({@link TreeWriter}) can take by lowering leaves that hold suffix keys
+     * (it lowers at most four leaves' worth of entries, {@link #lower}): what its budget check adds.
      */
     long loweringBytesBound() {
         int longest = store.longestSuffixKey();

@@ -10,9 +10,10 @@ import org.fdbresolver.pipeline.History;
 
 /**
  * The memory budget. Before a batch's merges, room is made for what the batch's writes need — an
- * estimate from the leaves they land in ({@link TreeWriter#plan}) — and every step of the merge (a run
- * of writes into one leaf, or one write) is checked against the budget before it allocates
- * ({@link #ensureRoom}), so the history never holds more than the budget whatever the estimate said.
+ * estimate from the leaves they land in ({@link BatchWriter#plan}) — and the write path checks the most it can add
+ * before it allocates: the whole batch's partitions without dropping anything ({@link #fitsWithoutEviction}), else
+ * each piece of the batch, or each single write, making room first ({@link #ensureRoom}); so the history never holds
+ * more than the budget whatever the estimate said.
  *
  * <p><b>Ahead of need, bounded per batch.</b> Once the history (with a sharing history's bytes) passes the high-water
  * mark, {@code budget - budget / 16}, the retained boundary is raised ({@link #sweepWork}) to the version below

@@ -20,7 +20,7 @@ import java.util.Arrays;
  * lands in the original leaf's range moves right along the chain while its key is at or above a member's
  * high key, as a B-link search does; writes come sorted, so the chain is walked once, left to right. No
  * partition ever waits for another: the only shared step is taking a leaf from the pool (one short lock per
- * split). A full leaf first hands entries to its right neighbour, as the single-threaded writer does: to the
+ * split). A full leaf first hands entries to its right neighbour, as single writes do ({@link TreeWriter}): to the
  * next member of its chain, or to the original right sibling under the same parent when no write of the batch
  * is routed there (that sibling then joins the chain, and the parent's separator for it is updated after the
  * phase).
@@ -117,7 +117,7 @@ final class PartitionWriter implements AnchorRefs {
 
     // ---- scratch ----
     private final LeafEntries entries;
-    /** One member's run of writes merged with its entries, the loop the one thread's writer shares. */
+    /** One member's run of writes merged with its entries in one pass. */
     private final RunMerge merge;
     /** This writer's side of a merge: chunks made before the phase, references logged. */
     private final RunMerge.Keys mergeKeys = new MergeKeys();
@@ -252,7 +252,7 @@ final class PartitionWriter implements AnchorRefs {
         splits = 0;
         int[] leafOf = batch.endpointLeaf;
         int e = endpoint;
-        int end = 2 * batch.writeCount;
+        int end = 2 * batch.writeTo;
         while (e < end && leafOf[e] == leaf) {
             e++;
         }
@@ -361,7 +361,7 @@ final class PartitionWriter implements AnchorRefs {
      * keys fit a leaf lowered to the lower of the floor and the prefix the two share
      * ({@link LeafPrefixes#floorWithSibling}): only the chain's endpoints reach it then, and each has the floor's
      * bytes, so none lowers it further once the floor is that. Tuple keys need it: their leaves hold suffix keys,
-     * and refusing such siblings left the partitions' trees 4 % larger than the one-thread writer's (docs/tree.md).
+     * and refusing such siblings left the partitions' trees 4 % larger than the run writer's of the time (docs/tree.md).
      */
     private int floorIfTaken(int k, int right) {
         if (k + 1 < chainLength) {
@@ -603,7 +603,7 @@ final class PartitionWriter implements AnchorRefs {
                 ? LeafPrefixes.suffixRef(len, this) : chunkRef;
     }
 
-    /** A full member {@code k} hands its last entries to the right neighbour when that has room (as the single-threaded writer). */
+    /** A full member {@code k} hands its last entries to the right neighbour when that has room (as single writes do). */
     private boolean shiftRight(int k) {
         NodeStore s = store;
         int cap = s.leafCap;
@@ -680,7 +680,8 @@ final class PartitionWriter implements AnchorRefs {
     /**
      * The separator between {@code left} and {@code right} into {@link #sepKey}/{@link #sepRef}: the shortest
      * prefix of right's first key above left's last key when that is inline, else right's first key itself,
-     * sharing its chunk (no chunk is made during the phase; the retain is logged); a suffix key has none to share:
+     * sharing its chunk (no chunk is made during the phase; the retain is logged); a suffix key has none to share,
+     * and a key whose chunk is more than twice the shortest prefix's would hold that much after its entry went:
      * the shortest prefix is then kept pending, its chunk made after the phase.
      */
     private void separatorBetween(int left, int right) {
@@ -699,7 +700,10 @@ final class PartitionWriter implements AnchorRefs {
         if (KeyRefs.fitsInline(scratchB, 0, sepLen)) {
             sepKey = layout.inlineOf(scratchB, 0, sepLen);
             sepRef = KeyRefs.inline(sepLen);
-        } else if (KeyRefs.isSuffix(NodeStore.ref(s.lVerRef[rc][first]))) {
+        } else if (KeyRefs.isSuffix(NodeStore.ref(s.lVerRef[rc][first]))
+                || KeyArena.chunkBytes(firstLen) > 2 * KeyArena.chunkBytes(sepLen)) {
+            // A suffix key has no chunk to share; a key far longer than the separator would be held by the inner node
+            // after its entry goes (long keys sharing a short head: LargeKeysTest). Both take a chunk of their own.
             sepKey = layout.inlineOf(scratchB, 0, sepLen);
             sepRef = pendingRef(scratchB, sepLen);
         } else {

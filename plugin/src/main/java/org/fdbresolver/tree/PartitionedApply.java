@@ -8,8 +8,9 @@ import org.fdbresolver.pipeline.BatchWorkers;
 import org.fdbresolver.pipeline.CombinedWrites;
 
 /**
- * A batch's writes applied in key-disjoint partitions at once ({@link PartitionWriter}), when the batch is
- * large enough ({@link BatchWriter}) and the budget has room for the most the phase can add:
+ * The write path: a batch's writes (or a piece of them, {@link BatchWriter}) applied in key-disjoint partitions
+ * ({@link PartitionWriter}), at once on the workers' threads when there are any, once the budget has room for the most
+ * the phase can add ({@link #measure}):
  * <ol>
  * <li>every endpoint is routed to its leaf (begins and ends), raising the maxima of the inner slots on the way
  * to the batch's version, so that nobody writes a shared inner node during the phase;</li>
@@ -45,13 +46,16 @@ final class PartitionedApply implements BatchWorkers.Task {
     /** What {@link #run} does: apply the partitions, or encode and route a slice of the plan. */
     private boolean routing;
     private CombinedWrites routed;
-    private long[] routeNewKeyBytes;
+    private int routeFrom;
+    private int routeTo;
     private int routeVersion;
     private int routeSlices;
 
     // ---- the batch, shared read-only with the partitions (begin 2i, end 2i + 1) ----
     byte[] keys;
-    int writeCount;
+    /** The piece of the batch being applied: writes {@code [writeFrom, writeTo)}. */
+    int writeFrom;
+    int writeTo;
     long[] endpointKey;
     int[] endpointOff;
     int[] endpointLen;
@@ -68,6 +72,8 @@ final class PartitionedApply implements BatchWorkers.Task {
     private boolean[] pointShare = new boolean[64];
     /** Per write, found while routing: whether its end, its begin need a chunk, whether the begin shares the end's. */
     private byte[] keyKind = new byte[64];
+    /** Per write, found while routing: the key-block bytes its new keys take at most ({@link #newKeyBytes}). */
+    private long[] keyBytes = new long[64];
     private static final int END_CHUNK = 1;
     private static final int BEGIN_CHUNK = 2;
     private static final int POINT_SHARE = 4;
@@ -81,6 +87,10 @@ final class PartitionedApply implements BatchWorkers.Task {
     long siblingsUpdated;
     /** Parents rewritten in their own encoding (their separators' key blocks not read; see {@link #rewrite}). */
     long localRewrites;
+    /** The most the measured piece can add ({@link #measure}): leaves, inner nodes, key-block bytes. */
+    long boundLeaves;
+    long boundInners;
+    long boundKeyBytes;
 
     PartitionedApply(NodeStore store, KeyLayout layout, TreeSearch search, VersionWindow versions, LeafEntries entries,
                      MemoryBudget budget, BatchWorkers workers, int writesPerPart, int ways) {
@@ -101,18 +111,19 @@ final class PartitionedApply implements BatchWorkers.Task {
     }
 
     /**
-     * Applies the writes routed as the arrays say (every endpoint routed, maxima raised) at relative version
-     * {@code v}; false, changing nothing, when the budget has no room for the most the phase can add (the
-     * caller then applies them step by step).
+     * The most that applying routed writes {@code [from, to)} can add, into {@link #boundLeaves}, {@link #boundInners}
+     * and {@link #boundKeyBytes}; false when a leaf they land in holds suffix keys they would lower
+     * ({@link LeafPrefixes#partsCanWrite}): those writes are then the single-write path's ({@link TreeWriter}).
      */
-    boolean apply(CombinedWrites w, int v, long[] key, int[] off, int[] len, int[] leaf, int[] parent, int[] slot,
-                  long newKeyBytes) {
+    boolean measure(byte[] keys, int from, int to) {
         NodeStore s = store;
-        int m = w.count();
-        if (m == 0 || s.height == 0) {
-            return false;
-        }
-        int endpoints = 2 * m;
+        long[] kb = keyBytes;
+        int[] leaf = endpointLeaf;
+        int[] parent = endpointParent;
+        int[] slot = endpointSlot;
+        int[] off = endpointOff;
+        int[] len = endpointLen;
+        int endpoints = 2 * to;
         // The most leaves the chains can add, per destination leaf; then the inner nodes their registration can
         // add: a parent of c children receiving x more ends in ceil((c + x) / cap) nodes, and each level above
         // receives at most as many new children as the level below made nodes.
@@ -120,7 +131,7 @@ final class PartitionedApply implements BatchWorkers.Task {
         long parentSplits = 0;
         long overflowing = 0;
         int innerCap = s.innerCap;
-        for (int i = 0; i < endpoints; ) {
+        for (int i = 2 * from; i < endpoints; ) {
             int p = parent[i];
             long x = 0;
             while (i < endpoints && parent[i] == p) {
@@ -138,7 +149,7 @@ final class PartitionedApply implements BatchWorkers.Task {
                 if (s.leafCount(l) + (j - i) > s.leafCap) {
                     overflowing++;
                 }
-                if (!layout.leaf.partsCanWrite(l, w.keys(), off[i], len[i], off[j - 1], len[j - 1])) {
+                if (!layout.leaf.partsCanWrite(l, keys, off[i], len[i], off[j - 1], len[j - 1])) {
                     return false;
                 }
                 i = j;
@@ -146,25 +157,34 @@ final class PartitionedApply implements BatchWorkers.Task {
             leaves += x;
             parentSplits += Math.max(0, (s.innerCount(p) + x + innerCap - 1) / innerCap - 1);
         }
-        long inners = parentSplits == 0 ? 0 : parentSplits * s.height + s.height + 1;
-        // Separators cut from suffix keys take chunks after the phase (PartitionWriter#pendingBytes): one per split and
-        // per chain of an overflowing leaf (its sibling may take entries), each no longer than the longest suffix key.
-        long pendingBytes = s.localLeafSeen() ? budget.separatorBytesBound(leaves + overflowing) : 0;
-        if (!budget.fitsWithoutEviction(leaves, inners, newKeyBytes + pendingBytes)) {
-            return false;
+        long newKeyBytes = 0;
+        for (int x = from; x < to; x++) {
+            newKeyBytes += kb[x];
         }
+        // Separators cut from suffix keys or from keys far longer than they are take chunks after the phase
+        // (PartitionWriter#pendingBytes): one per split and per chain of an overflowing leaf (its sibling may take
+        // entries), each no longer than the longest key.
+        long pendingBytes = budget.separatorBytesBound(leaves + overflowing);
+        boundLeaves = leaves;
+        boundInners = parentSplits == 0 ? 0 : parentSplits * s.height + s.height + 1;
+        boundKeyBytes = newKeyBytes + pendingBytes;
+        return true;
+    }
+
+    /**
+     * Applies routed writes {@code [from, to)} at relative version {@code v}, once {@link #measure} has measured them and
+     * the budget has room for that ({@link BatchWriter} checks).
+     */
+    void apply(CombinedWrites w, int v, int from, int to) {
+        NodeStore s = store;
+        int[] parent = endpointParent;
         this.keys = w.keys();
         this.applying = w;
-        this.writeCount = m;
-        this.endpointKey = key;
-        this.endpointOff = off;
-        this.endpointLen = len;
-        this.endpointLeaf = leaf;
-        this.endpointParent = parent;
-        this.endpointSlot = slot;
-        s.ensureLeafChunkSlots(leaves);
-        makeKeys(w);
-        cut(m);
+        this.writeFrom = from;
+        this.writeTo = to;
+        s.ensureLeafChunkSlots(boundLeaves);
+        makeKeys(w, from, to);
+        cut(from, to);
         for (int p = 0; p < partCount; p++) {
             int first = partStart[p];
             int boundaryLeaf = NodeStore.NIL;
@@ -185,10 +205,9 @@ final class PartitionedApply implements BatchWorkers.Task {
                 parts[p].run();
             }
         }
-        publish();
+        publish(from, to);
         this.keys = null;
         this.applying = null;
-        return true;
     }
 
     @Override
@@ -201,15 +220,17 @@ final class PartitionedApply implements BatchWorkers.Task {
     }
 
     /**
-     * The plan of a batch for the partitions, in slices across the threads: every endpoint's inline long (the
-     * shared prefix has admitted them all), each write's new-key bytes, and every endpoint routed to its leaf with
-     * the maxima on the way raised to relative version {@code v}. Routing reads the tree only; a slot that two
-     * slices pass through is raised to the same value by both.
+     * The plan of writes {@code [from, to)} of a batch, in slices across the threads: every endpoint's inline
+     * long (the shared prefix has admitted them all), each write's new-key bytes ({@link #newKeyBytes}), and every
+     * endpoint routed to its leaf with the maxima on the way raised to relative version {@code v}. Routing reads the
+     * tree only; a slot that two slices pass through is raised to the same value by both. The tree has inner nodes.
      */
-    void encodeAndRoute(CombinedWrites w, long[] key, int[] off, int[] len, long[] newKeyBytes, int[] leaf, int[] parent,
+    void encodeAndRoute(CombinedWrites w, int from, int to, long[] key, int[] off, int[] len, int[] leaf, int[] parent,
                         int[] slot, int v) {
         int m = w.count();
         this.routed = w;
+        this.routeFrom = from;
+        this.routeTo = to;
         this.keys = w.keys();
         this.endpointKey = key;
         this.endpointOff = off;
@@ -217,12 +238,11 @@ final class PartitionedApply implements BatchWorkers.Task {
         this.endpointLeaf = leaf;
         this.endpointParent = parent;
         this.endpointSlot = slot;
-        this.routeNewKeyBytes = newKeyBytes;
         this.routeVersion = v;
-        this.routeSlices = workers == null ? 1 : Math.max(1, Math.min(routers.length, m / writesPerPart));
-        this.writeCount = m;
+        this.routeSlices = workers == null ? 1 : Math.max(1, Math.min(routers.length, (to - from) / writesPerPart));
         if (keyKind.length < m) {
             keyKind = new byte[Math.max(m, keyKind.length * 2)];
+            keyBytes = new long[keyKind.length];
         }
         routing = true;
         try {
@@ -242,9 +262,10 @@ final class PartitionedApply implements BatchWorkers.Task {
 
     private void routeSlice(int p) {
         CombinedWrites w = routed;
-        int m = writeCount;
-        int from = (int) ((long) m * p / routeSlices);
-        int to = (int) ((long) m * (p + 1) / routeSlices);
+        int first = routeFrom;
+        int count = routeTo - first;
+        int from = first + (int) ((long) count * p / routeSlices);
+        int to = first + (int) ((long) count * (p + 1) / routeSlices);
         KeyLayout kl = layout;
         byte[] k = keys;
         long[] ek = endpointKey;
@@ -266,18 +287,23 @@ final class PartitionedApply implements BatchWorkers.Task {
             boolean share = eChunk && eLen == bLen + 1 && k[eOff + bLen] == 0 && Arrays.equals(k, bOff, bOff + bLen, k, eOff, eOff + bLen);
             boolean bChunk = !share && !KeyRefs.fitsInline(k, bOff, bLen);
             keyKind[x] = (byte) ((eChunk ? END_CHUNK : 0) | (bChunk ? BEGIN_CHUNK : 0) | (share ? POINT_SHARE : 0));
-            routeNewKeyBytes[x] = (eChunk ? KeyArena.chunkBytes(eLen) : 0) + (bChunk ? KeyArena.chunkBytes(bLen) : 0);
+            keyBytes[x] = (eChunk ? KeyArena.chunkBytes(eLen) : 0) + (bChunk ? KeyArena.chunkBytes(bLen) : 0);
         }
         routers[p].routeRaising(ek, k, eo, el, 2 * from, 2 * to, endpointLeaf, endpointParent, endpointSlot, routeVersion);
     }
 
+    /** The key-block bytes write {@code x}'s new keys take at most (found while routing it). */
+    long newKeyBytes(int x) {
+        return keyBytes[x];
+    }
+
     /**
-     * The chunk (or inline reference) of every write's begin and end, as the single-threaded writer would store
+     * The chunk (or inline reference) of every write's begin and end, as a single write would store
      * them, taken from the arena in key order (so the arena ends the same whatever the threads): only the arena's
      * part is here, which keys need a chunk was found while routing ({@link #keyKind}); the partitions write their
      * own writes' chunks ({@link #fillKeys}) before they use them.
      */
-    private void makeKeys(CombinedWrites w) {
+    private void makeKeys(CombinedWrites w, int from, int to) {
         int m = w.count();
         if (beginRef.length < m) {
             int n = Math.max(m, beginRef.length * 2);
@@ -289,7 +315,7 @@ final class PartitionedApply implements BatchWorkers.Task {
         }
         KeyArena arena = store.arena;
         byte[] kind = keyKind;
-        for (int x = 0; x < m; x++) {
+        for (int x = from; x < to; x++) {
             int k = kind[x];
             int eRef = (k & END_CHUNK) != 0 ? KeyRefs.arenaRef(arena.reserve(w.endLength(x)), false) : KeyRefs.inline(w.endLength(x));
             boolean share = (k & POINT_SHARE) != 0;
@@ -321,20 +347,21 @@ final class PartitionedApply implements BatchWorkers.Task {
     }
 
     /**
-     * Cuts writes {@code [0, m)} into partitions of at least {@link #writesPerPart} writes, at the points nearest
+     * Cuts writes {@code [from, to)} into partitions of at least {@link #writesPerPart} writes, at the points nearest
      * to equal shares where the write before ends under another leaf parent than the next one begins (so no
      * write and no leaf parent is shared by two partitions).
      */
-    private void cut(int m) {
-        int wanted = workers == null ? 1 : Math.min(parts.length, Math.max(1, m / writesPerPart));
+    private void cut(int from, int to) {
+        int m = to;
+        int wanted = workers == null ? 1 : Math.min(parts.length, Math.max(1, (to - from) / writesPerPart));
         if (partStart.length < wanted + 1) {
             partStart = new int[wanted + 1];
         }
         int count = 0;
-        partStart[count++] = 0;
+        partStart[count++] = from;
         int[] parent = endpointParent;
         for (int p = 1; p < wanted; p++) {
-            int target = (int) ((long) m * p / wanted);
+            int target = from + (int) ((long) (to - from) * p / wanted);
             int at = Math.max(target, partStart[count - 1] + 1);
             while (at < m && parent[2 * at - 1] == parent[2 * at]) {
                 at++;
@@ -364,7 +391,7 @@ final class PartitionedApply implements BatchWorkers.Task {
      * After the phase, by one thread, in key order: the retains, the separators of siblings that took entries,
      * every split's pointer in its parent, the releases, and the chunks made for keys that already existed.
      */
-    private void publish() {
+    private void publish(int from, int to) {
         NodeStore s = store;
         KeyArena arena = s.arena;
         for (int p = 0; p < partCount; p++) {
@@ -399,7 +426,7 @@ final class PartitionedApply implements BatchWorkers.Task {
             PartitionWriter pw = parts[p];
             s.arena.releaseAll(pw.released, 0, pw.releases);
         }
-        for (int x = 0, m = writeCount; x < m; x++) {
+        for (int x = from; x < to; x++) {
             if (!beginUsed[x]) {
                 s.releaseRef(beginRef[x]);
             }

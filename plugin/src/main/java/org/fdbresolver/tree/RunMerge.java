@@ -11,10 +11,10 @@ import static org.fdbresolver.tree.NodeStore.NIL;
 /**
  * A run of a batch's writes, all inside one leaf's key range, merged with the leaf's entries in one pass, as single
  * merges in key order would: entries in {@code [b, e)} go, {@code b} takes the batch's version, {@code e} (unless an
- * entry sits there) the version in force there. The loop both writers share: the one thread's ({@link BatchWriter})
- * and each partition's ({@link PartitionWriter}). What differs between them is theirs ({@link Keys}): where a written
- * key's reference comes from (a chunk made now, or one made before the phase), how a dropped reference is released (at
- * once, or logged for after the phase), and where the version in force before the leaf is read.
+ * entry sits there) the version in force there: each partition's loop ({@link PartitionWriter}). What is the
+ * partition's is behind {@link Keys}: where a written key's reference comes from (the chunk made for it before the
+ * phase, or a suffix reference), how a dropped reference is released (logged for after the phase), and where the
+ * version in force before the leaf is read (a partition's left boundary was read before the phase).
  *
  * <p>One instance a writer (a partition's is used by its thread only). Its arrays grow to the largest run met, once,
  * so the steady state allocates nothing.

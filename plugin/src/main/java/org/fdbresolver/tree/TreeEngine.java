@@ -44,7 +44,6 @@ public final class TreeEngine implements ConflictEngine {
     public static final String THREADS = "threads";
     public static final String READS_PER_SLICE = "readsPerSlice";
     public static final String ENDPOINTS_PER_SLICE = "endpointsPerSlice";
-    public static final String PARTITION_FROM_WRITES = "partitionFromWrites";
     public static final String WRITES_PER_PARTITION = "writesPerPartition";
     public static final String DIRECT_SORT_ENDPOINTS = "directSortEndpoints";
     public static final String WARM_UP_BATCHES = "warmUpBatches";
@@ -55,8 +54,6 @@ public final class TreeEngine implements ConflictEngine {
     public static final String LEAF_PREFIX_MIN_GAIN = "leafPrefixMinGain";
     /** Fewest endpoints a thread sorts at once: below twice this a batch is sorted on one thread. */
     static final int DEFAULT_ENDPOINTS_PER_SLICE = 1024;
-    /** Combined writes from which a batch is applied in partitions (at any thread count; docs/tree.md). */
-    static final int DEFAULT_PARTITION_FROM_WRITES = 64;
     /** Fewest writes a partition gets when a batch's writes are spread over threads. */
     static final int DEFAULT_WRITES_PER_PARTITION = 64;
     /** Most threads one batch may use (the caller's included). */
@@ -66,7 +63,7 @@ public final class TreeEngine implements ConflictEngine {
     public static final int DEFAULT_NODE_BYTES = 2048;
     public static final int DEFAULT_KEY_BLOCK_BYTES = 1 << 16;
     private static final Set<String> OPTIONS = Set.of(NODE_BYTES, KEY_BLOCK_BYTES, READ_PATH, READ_WAYS, READ_TOUCH,
-            READ_BATCHED_FROM_BYTES, WRITE_WAYS, THREADS, READS_PER_SLICE, ENDPOINTS_PER_SLICE, PARTITION_FROM_WRITES,
+            READ_BATCHED_FROM_BYTES, WRITE_WAYS, THREADS, READS_PER_SLICE, ENDPOINTS_PER_SLICE,
             WRITES_PER_PARTITION, DIRECT_SORT_ENDPOINTS, WARM_UP_BATCHES, DIRECT_BATCH_RANGES, DIRECT_BATCH_PAIRS,
             READ_BATCHED_FROM_READS, LEAF_PREFIX_MIN_GAIN, WARM_UP_SETTLE_MILLIS);
     /**
@@ -121,7 +118,6 @@ public final class TreeEngine implements ConflictEngine {
         int threads = intOption(config, THREADS, 1, MAX_THREADS);
         int readsPerSlice = intOption(config, READS_PER_SLICE, DEFAULT_READS_PER_SLICE);
         int endpointsPerSlice = intOption(config, ENDPOINTS_PER_SLICE, DEFAULT_ENDPOINTS_PER_SLICE);
-        int partitionFromWrites = intOption(config, PARTITION_FROM_WRITES, DEFAULT_PARTITION_FROM_WRITES);
         int writesPerPartition = intOption(config, WRITES_PER_PARTITION, DEFAULT_WRITES_PER_PARTITION);
         int directSortEndpoints = (int) wholeOption(config, DIRECT_SORT_ENDPOINTS,
                 BatchPipeline.defaultDirectSortEndpoints(), 0, Integer.MAX_VALUE);
@@ -170,8 +166,8 @@ public final class TreeEngine implements ConflictEngine {
             tree.useWorkers(workers, readsPerSlice);
             pipeline.useWorkers(workers, endpointsPerSlice);
         }
-        // Every thread count applies large batches by partitions, so that the tree does not depend on it.
-        tree.usePartitions(partitionFromWrites, workers, writesPerPartition);
+        // Every thread count applies batches by the same partitions' path, so that the tree does not depend on it.
+        tree.useWorkersForWrites(workers, writesPerPartition);
         // Warned only once the budget is known to be usable: a budget refused above gets its error alone.
         if (warns && budget < SMALL_BUDGET_BYTES) {
             LOG.log(System.Logger.Level.WARNING, "memory budget of {0} bytes is below {1}: a batch whose writes do not "

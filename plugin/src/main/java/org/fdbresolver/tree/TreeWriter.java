@@ -15,15 +15,13 @@ import static org.fdbresolver.tree.NodeStore.SKIP_SHIFT;
 import java.util.Arrays;
 
 /**
- * Write application and splits. {@link #merge} sets {@code [b, e)} to {@code now}: an entry at {@code e}
- * keeps the version that was in force there (the outer fragment), the entry at {@code b} takes
- * {@code now}, entries strictly between go — in one pass over one leaf in the common case. Inner nodes
+ * Single writes and their splits, for a tree of one leaf (which has no parent to cut a batch's partitions under) and
+ * for the writes the partitions may not apply ({@link BatchWriter}). {@link #merge} sets {@code [b, e)} to
+ * {@code now}: an entry at {@code e} keeps the version that was in force there (the outer fragment), the entry at
+ * {@code b} takes {@code now}, entries strictly between go — in one pass over one leaf in the common case. Inner nodes
  * are split on the way down when full (proactive split preparation), so a leaf split always finds room
  * in its parent and no split cascades upwards. A full leaf first shifts entries to its right sibling
  * when that has room. Deletions may leave leaves empty; the sweeper unlinks them.
- *
- * <p>A batch's writes go through {@link BatchWriter}, which uses this class's descent, splits and
- * single-write path; the path of the last descent ({@link #pathNode}, {@link #pathIdx}) is shared.
  */
 final class TreeWriter {
 
@@ -33,13 +31,13 @@ final class TreeWriter {
     private final VersionWindow versions;
     private final LeafEntries entries;
     /** The last descent's path: inner node and slot per level, root first. */
-    final int[] pathNode = new int[MAX_HEIGHT];
-    final int[] pathIdx = new int[MAX_HEIGHT];
+    private final int[] pathNode = new int[MAX_HEIGHT];
+    private final int[] pathIdx = new int[MAX_HEIGHT];
     private byte[] scratchA = new byte[KeyLayout.INITIAL_KEY_BUFFER];
     private byte[] scratchB = new byte[KeyLayout.INITIAL_KEY_BUFFER];
     /** The last {@link #separatorBetween}'s separator: inline long and reference. */
-    long sepKeyOut;
-    int sepRefOut;
+    private long sepKeyOut;
+    private int sepRefOut;
 
     TreeWriter(NodeStore store, KeyLayout layout, TreeSearch search, VersionWindow versions, LeafEntries entries) {
         this.store = store;
@@ -197,7 +195,7 @@ final class TreeWriter {
     }
 
     /** Raises the max version of {@code leaf} and of its slot along the recorded descent path. */
-    void raiseMax(int leaf, int v) {
+    private void raiseMax(int leaf, int v) {
         NodeStore s = store;
         int[] m = s.lHdr[leaf >>> CHUNK_SHIFT];
         int at = (leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_MAX;
@@ -218,7 +216,7 @@ final class TreeWriter {
      * Descends to the leaf for {@code key}, splitting every full inner node on the way (the root
      * first) so that the leaf's parent has room for a split. Records the path.
      */
-    int descendForInsert(long kp, byte[] key, int off, int len) {
+    private int descendForInsert(long kp, byte[] key, int off, int len) {
         NodeStore s = store;
         int innerCap = s.innerCap;
         if (s.height > 0 && s.innerCount(s.root) == innerCap) {
@@ -335,7 +333,7 @@ final class TreeWriter {
      * Registers new leaf {@code right} after {@code leaf} (the last descent's leaf) in the parent,
      * making a new root when the leaf was the root.
      */
-    void registerRight(int leaf, int leftMax, int right, int rightMax, long sepKey, int sepRef) {
+    private void registerRight(int leaf, int leftMax, int right, int rightMax, long sepKey, int sepRef) {
         NodeStore s = store;
         if (s.height == 0) {
             int r = s.allocInner();
@@ -385,7 +383,7 @@ final class TreeWriter {
     }
 
     /** The shortest prefix of {@code right}'s first key above {@code left}'s last key, stored; into sepKeyOut/sepRefOut. */
-    void separatorBetween(int left, int right) {
+    private void separatorBetween(int left, int right) {
         NodeStore s = store;
         int lc = left >>> CHUNK_SHIFT;
         int rc = right >>> CHUNK_SHIFT;

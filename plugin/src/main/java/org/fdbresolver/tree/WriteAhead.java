@@ -11,7 +11,7 @@ import static org.fdbresolver.tree.NodeStore.SKIP_SHIFT;
  * Loads ahead, for a block of a batch's writes, the cache lines their runs will need, every write's loads of a stage
  * together, so that the misses of the block overlap instead of each write waiting for its own: the parent's slot and
  * the leaf's header; then every line of the leaf's keys and entries (and, for a leaf with a prefix of its own, its
- * anchor), all independent loads. Shared by both writers ({@link BatchWriter}, {@link PartitionWriter}). Where the
+ * anchor), all independent loads. One per partition's writer ({@link PartitionWriter}). Where the
  * writes land comes from a route made before the batch changed the tree: a hint only, nothing depends on it.
  *
  * <p>Why every line, not the lines a search for the begin would touch (what this loaded until 2026-12-07: one binary

@@ -6,8 +6,10 @@
  * {@code InnerPrefixes}, {@code LeafPrefixes}: nodes whose longs follow a prefix of their own),
  * searches and the two read paths ({@code TreeSearch}, {@code BatchRouter}, {@code SingleReadPath},
  * {@code BatchedReadPath}: one descent per read, or the batch's sorted reads routed together with their
- * memory accesses overlapped), write application ({@code BatchWriter}: a batch's writes in one run per
- * leaf; {@code TreeWriter}: single writes and splits; {@code LeafEntries}: moves of leaf entries), reclamation and the budget ({@code Reclaimer},
+ * memory accesses overlapped), the write path ({@code BatchWriter}: a batch's writes planned, then applied by
+ * {@code PartitionedApply} in key-disjoint partitions, {@code PartitionWriter}: one partition's runs with B-link
+ * splits; {@code TreeWriter}: single writes, for a tree of one leaf; {@code LeafEntries}: moves of leaf entries),
+ * reclamation and the budget ({@code Reclaimer},
  * {@code MemoryBudget}, {@code VersionWindow}).
  * Also the {@code tree} engine that puts it behind the batch pipeline. See docs/tree.md.
  */

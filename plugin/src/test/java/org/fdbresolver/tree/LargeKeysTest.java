@@ -29,9 +29,8 @@ class LargeKeysTest {
     private static final int[] LENGTHS = {100, 5_000, 70_000, (1 << 20) + 77};
 
     /**
-     * One thread (the default path); 2 and 4 threads on the default partition threshold (these batches are too
-     * small for partitions: the reads go in slices of one, the sort and the combining across threads); and 1, 2
-     * and 4 threads with every batch's writes applied by partitions of one write (issue 18): the partitions' key
+     * One thread (the defaults); 2 and 4 threads with the reads in slices of one, the sort and the combining across
+     * threads; and 1, 2 and 4 threads with the writes cut into partitions of one write (issue 18): the partitions' key
      * chunks, large keys' arrays included, are taken by one thread before the phase and written by the partitions
      * during it.
      */
@@ -42,13 +41,12 @@ class LargeKeysTest {
             options.add(Map.of("threads", threads, "readsPerSlice", "1", "endpointsPerSlice", "1"));
         }
         for (String threads : List.of("1", "2", "4")) {
-            options.add(Map.of("threads", threads, PARTITION_FROM_WRITES, "1", "writesPerPartition", "1",
+            options.add(Map.of("threads", threads, "writesPerPartition", "1",
                     "readsPerSlice", "1", "endpointsPerSlice", "1"));
         }
         return options;
     }
 
-    private static final String PARTITION_FROM_WRITES = "partitionFromWrites";
 
     @ParameterizedTest
     @MethodSource("threadOptions")
@@ -145,7 +143,7 @@ class LargeKeysTest {
                 engine.uncertainTree().checkInvariants();
             }
             assertTrue(longestKey > (budgeted ? 90_000 : 1 << 20), "the trace wrote no huge key: " + longestKey);
-            boolean partitions = config.options().containsKey(PARTITION_FROM_WRITES);
+            boolean partitions = config.options().containsKey("writesPerPartition");
             if (partitions) {
                 // The partitions' path really ran: batches by partitions, splits published after their phases.
                 long[] c = tree.partitionCounters();
@@ -156,14 +154,10 @@ class LargeKeysTest {
             if (budgeted) {
                 assertTrue(lastRetained > 0 && extraTooOld > 0, "seed " + seed + ": the budget never bit");
                 // Short keys after long ones still fill the budget (the last huge keys held make the separator
-                // estimate cautious until they go): the reservation did not starve them.
-                // Not asked of the partitions' writer: at seed 12 it peaks at 497,304 bytes in the last third (the
-                // same at 1, 2 and 4 threads; an eviction falls earlier than the step-by-step writer's), below the
-                // half, though it answers fewer extra TOO_OLD (1,665 against 1,681). Every other assertion holds.
-                if (!partitions) {
-                    assertTrue(peakLate >= config.memoryBudgetBytes() / 2,
-                            "seed " + seed + ": at most " + peakLate + " history bytes in the last third");
-                }
+                // estimate cautious until they go): the reservation did not starve them, nor did separators holding
+                // huge keys' chunks (PartitionWriter#separatorBetween).
+                assertTrue(peakLate >= config.memoryBudgetBytes() / 2,
+                        "seed " + seed + ": at most " + peakLate + " history bytes in the last third");
             }
             if (Boolean.getBoolean("tree.verbose")) {
                 System.out.println("seed " + seed + " " + config.options() + ": longest key " + longestKey + ", "

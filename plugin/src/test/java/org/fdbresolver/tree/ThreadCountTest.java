@@ -86,7 +86,7 @@ class ThreadCountTest {
                     config.maxKeyBytes(64);
                 }
                 Map.of("nodeBytes", Integer.toString(nodeBytes), "keyBlockBytes", "4096", "threads", Integer.toString(threads),
-                        "partitionFromWrites", "1", "writesPerPartition", "4", "readsPerSlice", "8", "endpointsPerSlice", "16",
+                        "writesPerPartition", "4", "readsPerSlice", "8", "endpointsPerSlice", "16",
                         "readBatchedFromBytes", seed % 2 == 0 ? "0" : "1000000000").forEach(config::option);
                 // Leaves of a few entries with prefixes from one byte of gain lower so often that the partitions refuse
                 // most batches (a lowered suffix key needs a chunk, which a part cannot take): these tests are about

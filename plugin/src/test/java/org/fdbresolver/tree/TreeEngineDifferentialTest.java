@@ -323,7 +323,7 @@ class TreeEngineDifferentialTest {
             options.forEach(b::option);
             if (readPath.equals("partitioned")) {
                 b.option("threads", Integer.toString(new int[] {1, 2, 4}[(int) (seed % 3)]))
-                        .option("partitionFromWrites", "1").option("writesPerPartition", "1").option("readsPerSlice", "1")
+                        .option("writesPerPartition", "1").option("readsPerSlice", "1")
                         .option("endpointsPerSlice", "2");
             }
             run(seed, b.build(), batches, maxShortLen, longKeys, window, beforeBatch, afterBatch);
@@ -371,7 +371,7 @@ class TreeEngineDifferentialTest {
                 assertTrue(history.historyBytes() <= treeConfig.memoryBudgetBytes());
                 assertEquals(oldest, history.retainedVersion(), where + ": no budget pressure, retained = oldest");
             }
-            if (treeConfig.options().containsKey("partitionFromWrites") && history.height() > 0) {
+            if (treeConfig.options().containsKey("writesPerPartition") && history.height() > 0) {
                 // (A tree of one leaf has no parent to cut at: its batches take the single-threaded way.)
                 assertTrue(history.partitionedBatches() > 0, "seed " + seed + ": no batch went by partitions");
             }

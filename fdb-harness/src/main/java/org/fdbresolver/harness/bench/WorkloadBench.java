@@ -43,7 +43,7 @@ import org.openjdk.jmh.annotations.Warmup;
  *
  * <p>{@code threads} is engine {@code tree}'s option (1: one thread; the gc profiler counts every thread's
  * allocation); {@code options} passes workload options ({@code "txns=5"}: batches of five transactions, as
- * inside FoundationDB), {@code engineOptions} more engine options ({@code "partitionFromWrites=1000000000"}).
+ * inside FoundationDB), {@code engineOptions} more engine options ({@code "writeWays=0"}).
  *
  * <pre>
  * java -cp "fdb-harness/target/classes:plugin/target/classes:fdb-harness/target/lib/*" org.openjdk.jmh.Main WorkloadBench -prof gc
