@@ -106,8 +106,9 @@ final class BatchWriter {
         long keyBytes = 0;
         for (int x = 0; x < m; x++) {
             keyBytesBefore[x] = keyBytes;
-            keyBytes += s.height > 0 ? partitioned.newKeyBytes(x)
-                    : newKeyBytes(keys, w.beginOffset(x), w.beginLength(x), w.endOffset(x), w.endLength(x));
+            keyBytes += s.height > 0 ? partitioned.newKeyBytes(x) : PartitionedApply.keyBytes(
+                    PartitionedApply.keyKind(keys, w.beginOffset(x), w.beginLength(x), w.endOffset(x), w.endLength(x)),
+                    w.beginLength(x), w.endLength(x));
         }
         keyBytesBefore[m] = keyBytes;
         // A destination leaf with n entries receiving k writes ends up in at most ceil((n + 2k) / cap) leaves (the
@@ -161,18 +162,6 @@ final class BatchWriter {
         return plannedKeyBytes;
     }
 
-    /** Key-block bytes new entries for {@code [b, e)} take at most (k shares the chunk of k\0). */
-    static long newKeyBytes(byte[] keys, int bOff, int bLen, int eOff, int eLen) {
-        boolean eInline = KeyRefs.fitsInline(keys, eOff, eLen);
-        long bytes = eInline ? 0 : KeyArena.chunkBytes(eLen);
-        boolean pointShare = !eInline && eLen == bLen + 1 && keys[eOff + bLen] == 0
-                && Arrays.equals(keys, bOff, bOff + bLen, keys, eOff, eOff + bLen);
-        if (!pointShare && !KeyRefs.fitsInline(keys, bOff, bLen)) {
-            bytes += KeyArena.chunkBytes(bLen);
-        }
-        return bytes;
-    }
-
     private void ensureEndpoints(int writes) {
         if (endpointKey.length < 2 * writes) {
             int n = Math.max(2 * writes, endpointKey.length * 2);
@@ -221,8 +210,7 @@ final class BatchWriter {
             route(w, 0, m, v); // making room for the batch changed the tree since it was routed (or gave it a root)
         }
         // The whole batch in one phase when the budget has room for the most it can add.
-        if (store.height > 0 && pa.measure(keys, 0, m)
-                && budget.fitsWithoutEviction(pa.boundLeaves, pa.boundInners, pa.boundKeyBytes)) {
+        if (store.height > 0 && measuredFits(keys, 0, m)) {
             pa.apply(w, v, 0, m);
             partitionedBatches++;
             return true;
@@ -239,7 +227,7 @@ final class BatchWriter {
             }
             int j = Math.min(m, i + size);
             route(w, i, j, v);
-            if (pa.measure(keys, i, j) && budget.fitsWithoutEviction(pa.boundLeaves, pa.boundInners, pa.boundKeyBytes)) {
+            if (measuredFits(keys, i, j)) {
                 pa.apply(w, v, i, j);
                 i = j;
             } else if (j - i > 1) {
@@ -253,6 +241,15 @@ final class BatchWriter {
             }
         }
         return true;
+    }
+
+    /**
+     * Whether the partitions may apply routed writes {@code [from, to)} and the most they add fits without dropping
+     * history ({@link PartitionedApply#measure}).
+     */
+    private boolean measuredFits(byte[] keys, int from, int to) {
+        PartitionedApply pa = partitioned;
+        return pa.measure(keys, from, to) && budget.fitsWithoutEviction(pa.boundLeaves, pa.boundInners, pa.boundKeyBytes);
     }
 
     /**

@@ -211,7 +211,7 @@ final class PartitionWriter implements AnchorRefs {
         for (int x = from; x < m; ) {
             if (ways > 1 && x >= prefetched) {
                 prefetched = Math.min(m, x + ways);
-                ahead.load(x, prefetched, batch.endpointLeaf, batch.endpointParent, batch.endpointSlot, false);
+                ahead.load(x, prefetched, batch.endpointLeaf, batch.endpointParent, batch.endpointSlot);
             }
             int bl = leafOf[2 * x];
             if (!inChain(bl)) {

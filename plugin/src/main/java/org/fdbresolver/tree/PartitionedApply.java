@@ -282,12 +282,9 @@ final class PartitionedApply implements BatchWorkers.Task {
             ek[2 * x + 1] = kl.inlineOf(k, eOff, eLen);
             eo[2 * x + 1] = eOff;
             el[2 * x + 1] = eLen;
-            // As BatchWriter.newKeyBytes: k\0 in a chunk of its own, k sharing it; any other long key in its own.
-            boolean eChunk = !KeyRefs.fitsInline(k, eOff, eLen);
-            boolean share = eChunk && eLen == bLen + 1 && k[eOff + bLen] == 0 && Arrays.equals(k, bOff, bOff + bLen, k, eOff, eOff + bLen);
-            boolean bChunk = !share && !KeyRefs.fitsInline(k, bOff, bLen);
-            keyKind[x] = (byte) ((eChunk ? END_CHUNK : 0) | (bChunk ? BEGIN_CHUNK : 0) | (share ? POINT_SHARE : 0));
-            keyBytes[x] = (eChunk ? KeyArena.chunkBytes(eLen) : 0) + (bChunk ? KeyArena.chunkBytes(bLen) : 0);
+            int kind = keyKind(k, bOff, bLen, eOff, eLen);
+            keyKind[x] = (byte) kind;
+            keyBytes[x] = keyBytes(kind, bLen, eLen);
         }
         routers[p].routeRaising(ek, k, eo, el, 2 * from, 2 * to, endpointLeaf, endpointParent, endpointSlot, routeVersion);
     }
@@ -295,6 +292,22 @@ final class PartitionedApply implements BatchWorkers.Task {
     /** The key-block bytes write {@code x}'s new keys take at most (found while routing it). */
     long newKeyBytes(int x) {
         return keyBytes[x];
+    }
+
+    /**
+     * Which of write {@code [b, e)}'s keys need a chunk of their own if new ({@link #END_CHUNK}, {@link #BEGIN_CHUNK}):
+     * k\0 in one, k sharing it ({@link #POINT_SHARE}); any other key too long to be inline in its own.
+     */
+    static int keyKind(byte[] k, int bOff, int bLen, int eOff, int eLen) {
+        boolean eChunk = !KeyRefs.fitsInline(k, eOff, eLen);
+        boolean share = eChunk && eLen == bLen + 1 && k[eOff + bLen] == 0 && Arrays.equals(k, bOff, bOff + bLen, k, eOff, eOff + bLen);
+        boolean bChunk = !share && !KeyRefs.fitsInline(k, bOff, bLen);
+        return (eChunk ? END_CHUNK : 0) | (bChunk ? BEGIN_CHUNK : 0) | (share ? POINT_SHARE : 0);
+    }
+
+    /** The key-block bytes the chunks {@code kind} names take, for a begin and an end of these lengths. */
+    static long keyBytes(int kind, int bLen, int eLen) {
+        return ((kind & END_CHUNK) != 0 ? KeyArena.chunkBytes(eLen) : 0) + ((kind & BEGIN_CHUNK) != 0 ? KeyArena.chunkBytes(bLen) : 0);
     }
 
     /**
@@ -352,7 +365,6 @@ final class PartitionedApply implements BatchWorkers.Task {
      * write and no leaf parent is shared by two partitions).
      */
     private void cut(int from, int to) {
-        int m = to;
         int wanted = workers == null ? 1 : Math.min(parts.length, Math.max(1, (to - from) / writesPerPart));
         if (partStart.length < wanted + 1) {
             partStart = new int[wanted + 1];
@@ -363,15 +375,15 @@ final class PartitionedApply implements BatchWorkers.Task {
         for (int p = 1; p < wanted; p++) {
             int target = from + (int) ((long) (to - from) * p / wanted);
             int at = Math.max(target, partStart[count - 1] + 1);
-            while (at < m && parent[2 * at - 1] == parent[2 * at]) {
+            while (at < to && parent[2 * at - 1] == parent[2 * at]) {
                 at++;
             }
-            if (at >= m) {
+            if (at >= to) {
                 break;
             }
             partStart[count++] = at;
         }
-        partStart[count] = m;
+        partStart[count] = to;
         partCount = count;
     }
 

@@ -37,10 +37,9 @@ final class WriteAhead {
 
     /**
      * Loads ahead for writes {@code [from, to)}: write {@code x} routed to leaf {@code leafOf[2x]} below slot
-     * {@code slotOf[2x]} of {@code parentOf[2x]} ({@code parentOf} null: no parents routed); {@code maxima}: the slot's max
-     * version too (the writer raises it).
+     * {@code slotOf[2x]} of {@code parentOf[2x]}.
      */
-    void load(int from, int to, int[] leafOf, int[] parentOf, int[] slotOf, boolean maxima) {
+    void load(int from, int to, int[] leafOf, int[] parentOf, int[] slotOf) {
         NodeStore s = store;
         int leafCap = s.leafCap;
         int innerCap = s.innerCap;
@@ -48,14 +47,8 @@ final class WriteAhead {
         for (int x = from; x < to; x++) {
             int leaf = leafOf[2 * x];
             t += s.lHdr[leaf >>> CHUNK_SHIFT][(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] & COUNT_MASK;
-            if (parentOf != null) {
-                int parent = parentOf[2 * x];
-                int at = (parent & CHUNK_MASK) * innerCap + slotOf[2 * x];
-                t += s.iKey[parent >>> CHUNK_SHIFT][at];
-                if (maxima) {
-                    t += s.iMax[parent >>> CHUNK_SHIFT][at];
-                }
-            }
+            int parent = parentOf[2 * x];
+            t += s.iKey[parent >>> CHUNK_SHIFT][(parent & CHUNK_MASK) * innerCap + slotOf[2 * x]];
         }
         for (int x = from; x < to; x++) {
             int leaf = leafOf[2 * x];
