@@ -161,6 +161,10 @@ class ScriptsTest {
         LauncherScriptTest.Result bad = bash(SCRIPTS.resolve("fdb-compare"), Map.of(), "--engine-option", "x=1");
         assertEquals(2, bad.code(), bad::toString);
         assertEquals(List.of("error: unknown option --engine-option (see --help)"), bad.errLines());
+        // A budget is a byte count, as bench takes it; anything else is refused before a run.
+        bad = bash(SCRIPTS.resolve("fdb-compare"), Map.of(), "--budget", "lots");
+        assertEquals(2, bad.code(), bad::toString);
+        assertEquals(List.of("error: --budget needs a byte count (e.g. 128m)"), bad.errLines());
     }
 
     /** A stand-in repository: the real replay script, a fake Maven wrapper that "builds" the bridge and counts its calls. */
