@@ -3,6 +3,7 @@ package org.fdbresolver.bridge;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
 import java.util.SplittableRandom;
 import org.fdbresolver.api.ConflictSet;
 import org.fdbresolver.api.ConflictSetConfig;
@@ -16,7 +17,7 @@ import org.fdbresolver.api.ConflictSetConfig;
  * call against about 1 µs warm (docs/fdb-integration.md, "Threads and time").
  *
  * <p>The batches are what a Resolver's first minutes bring: one to five transactions (now and then a few hundred),
- * point and range reads and writes over keys of 8 to 30 bytes under a few prefixes, reporting transactions,
+ * point and range reads and writes over keys of 8 to 67 bytes under a few prefixes, reporting transactions,
  * snapshots behind the window; laid out exactly as the native side lays a batch out, point ranges sharing their
  * bytes. The throwaway engine has the real one's configuration but a 4 MiB budget and no warm-up of its own.
  * Deterministic: a fixed seed. Nothing here may fail an open: the caller catches and reports.
@@ -25,12 +26,24 @@ final class BridgeWarmUp {
     private static final long BUDGET = 4L << 20;
     private static final int MAX_TRANSACTIONS = 300;
     private static final int MAX_RANGES = MAX_TRANSACTIONS * 7;
-    private static final int KEY_BYTES = 128 << 10;
+    private static final int KEY_BYTES = 512 << 10;
     private static final int OUTPUT_BYTES = 16 << 10;
     private static final int MESSAGE_BYTES = 1 << 10;
+    /**
+     * Short and long prefixes, so that the keys' lengths run from 8 to past 64 bytes: the bridge's key copy
+     * ({@code MemorySegment.copy}) takes another branch for each length below 64 by its remainder of 8, and a native
+     * copy from 64 bytes, and {@code Keys.compare} another for keys sharing more than 32 bytes. A warm-up that never
+     * took one left it out of the compiled code, and the first real batch that did (the golden capture's keys of 30
+     * to 40 bytes) deoptimised the copy and the comparison in the middle of the batch (JFR, 2026-12-07).
+     */
     private static final byte[][] PREFIXES = {
         {}, {0x15, 'u', 's', 'e', 'r', 's', 0x00, 0x02, 'i', 'd'}, {0x02, 'i', 'x', 0x00, 0x02, 'b', 'y', 0x00},
-        {(byte) 0xFF, '/'}};
+        {(byte) 0xFF, '/'},
+        "\u0015\u0001bank\u0000\u0002accounts\u0000\u0002by-branch\u0000\u0015\u0007".getBytes(StandardCharsets.ISO_8859_1),
+        "\u0002app\u0000\u0002tenant-000042\u0000\u0002orders\u0000\u0002by-customer-and-date\u0000\u0015\u0003"
+            .getBytes(StandardCharsets.ISO_8859_1)};
+    /** Bytes that may follow a key's number: 0 to 7 of them, for every remainder of the key's length by 8. */
+    private static final int MAX_TAIL = 7;
     private static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED;
     private static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED;
     /** Key bytes are big-endian: the 8 bytes after a prefix order as the number. */
@@ -151,11 +164,20 @@ final class BridgeWarmUp {
         return r;
     }
 
-    /** A key under one of the prefixes, then 8 bytes of a small keyspace, at {@code at}; returns its length. */
-    private static int key(SplittableRandom rnd, MemorySegment keys, long at) {
+    /**
+     * A key under one of the prefixes, then 8 bytes of a small keyspace and a tail of 0 to {@value #MAX_TAIL} bytes,
+     * at {@code at}; returns its length.
+     */
+    static int key(SplittableRandom rnd, MemorySegment keys, long at) {
         byte[] p = PREFIXES[rnd.nextInt(PREFIXES.length)];
         MemorySegment.copy(p, 0, keys, ValueLayout.JAVA_BYTE, at, p.length);
-        keys.set(I64_BIG_ENDIAN, at + p.length, rnd.nextLong(200_000));
-        return p.length + 8;
+        long number = rnd.nextLong(200_000);
+        keys.set(I64_BIG_ENDIAN, at + p.length, number);
+        // The tail follows from the number, so that a key's bytes stay one key: equal numbers, equal keys.
+        int tail = (int) (number % (MAX_TAIL + 1));
+        for (int i = 0; i < tail; i++) {
+            keys.set(ValueLayout.JAVA_BYTE, at + p.length + 8 + i, (byte) ('a' + i));
+        }
+        return p.length + 8 + tail;
     }
 }
