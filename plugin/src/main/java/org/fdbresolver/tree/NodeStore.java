@@ -176,6 +176,11 @@ final class NodeStore implements AnchorRefs {
         return leafChunks() * leafChunkBytes + innerChunks() * innerChunkBytes + arena.reservedBytes();
     }
 
+    /** Leaves handed out so far: every leaf below it is in the tree or free ({@link #freeLeaf}: a count of 0). */
+    int leafHighWater() {
+        return leafHighWater;
+    }
+
     private long leafChunks() {
         return (leafHighWater + CHUNK_NODES - 1) / CHUNK_NODES;
     }
