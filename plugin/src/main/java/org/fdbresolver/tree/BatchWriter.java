@@ -136,6 +136,10 @@ final class BatchWriter {
     private void route(CombinedWrites w, int from, int to, int v) {
         KeyLayout kl = layout;
         byte[] keys = w.keys();
+        if (from < to) {
+            // The writes are sorted: the lowest and highest endpoints shorten the prefix once, for all of them.
+            kl.admitBoth(keys, w.beginOffset(from), w.beginLength(from), w.endOffset(to - 1), w.endLength(to - 1));
+        }
         for (int x = from; x < to; x++) {
             kl.admit(keys, w.beginOffset(x), w.beginLength(x));
             kl.admit(keys, w.endOffset(x), w.endLength(x));

@@ -324,6 +324,11 @@ public final class HistoryTree implements History {
         return layout.skip();
     }
 
+    /** Passes over the whole tree that shortened its shared prefix (each in proportion to the history). */
+    long prefixReencodes() {
+        return layout.reencodes();
+    }
+
     @Override
     public boolean isEmpty() {
         return store.height == 0 && store.leafCount(store.root) == 0;

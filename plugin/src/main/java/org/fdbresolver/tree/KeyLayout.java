@@ -105,6 +105,13 @@ final class KeyLayout {
         return Arrays.equals(key, off, off + g, shared, 0, g);
     }
 
+    /** Passes over the tree that shortened the shared prefix ({@link #reencode}), since the layout was made. */
+    private long reencodes;
+
+    long reencodes() {
+        return reencodes;
+    }
+
     /** See {@link #epoch}: equal values mean inline longs computed in between are still valid. */
     int epoch() {
         return epoch;
@@ -135,6 +142,34 @@ final class KeyLayout {
     }
 
     /**
+     * {@link #admit} for two keys of {@code key}, {@code a} no greater than {@code b}, such as a batch's lowest and
+     * highest endpoints: a prefix either lacks is shortened once, to what both share with it, where admitting them one
+     * after the other re-encoded the tree twice when the lower key shortened it first and the higher further (a write
+     * below the tree's keys and one above them). Every key between the two then has the prefix.
+     */
+    void admitBoth(byte[] key, int aOff, int aLen, int bOff, int bLen) {
+        if (skipUnset) {
+            admit(key, aOff, aLen); // the first key sets the prefix: there is no history yet to re-encode
+            admit(key, bOff, bLen);
+            return;
+        }
+        int g = skip;
+        int m = Math.min(sharedWith(key, aOff, aLen, g), sharedWith(key, bOff, bLen, g));
+        if (m < g) {
+            reencode(m);
+        }
+    }
+
+    /** How many of the shared prefix's first {@code g} bytes {@code key[off, off + len)} begins with. */
+    private int sharedWith(byte[] key, int off, int len, int g) {
+        if (len >= g && hasSharedPrefix(key, off)) {
+            return g;
+        }
+        int m = Arrays.mismatch(key, off, off + len, shared, 0, g);
+        return m < 0 ? g : m;
+    }
+
+    /**
      * Re-encodes every inline long (leaves and separators) for a shorter shared prefix. Every key has the old prefix,
      * so a key's long at the shorter one is the prefix's bytes in between followed by its old long's first bytes
      * ({@link LeafPrefixes#lowerLongs}): arithmetic on the longs, no key block read. (It read every key's block: one
@@ -147,6 +182,7 @@ final class KeyLayout {
      * happens while writes are admitted, between phases) or free, with a count of 0.
      */
     private void reencode(int newSkip) {
+        reencodes++;
         NodeStore s = store;
         int leafCap = s.leafCap;
         int oldSkip = skip;

@@ -51,8 +51,7 @@ final class TreeWriter {
     void merge(byte[] keys, int bOff, int bLen, int eOff, int eLen, int v) {
         NodeStore s = store;
         KeyLayout kl = layout;
-        kl.admit(keys, bOff, bLen);
-        kl.admit(keys, eOff, eLen);
+        kl.admitBoth(keys, bOff, bLen, eOff, eLen);
         long bp = kl.inlineOf(keys, bOff, bLen);
         long ep = kl.inlineOf(keys, eOff, eLen);
         int first = descendForInsert(bp, keys, bOff, bLen);

@@ -280,6 +280,41 @@ class HistoryTreeTest {
         assertTrue(range.getMessage().startsWith("engine tree: nodeBytes must be within"), range.getMessage());
     }
 
+    /**
+     * A batch with a write below the tree's keys and one above them shortens the shared prefix in one pass over the
+     * tree, not one per write (each pass is in proportion to the history: docs/latency.md).
+     */
+    @Test
+    void writesBelowAndAboveTheSharedPrefixShortenItInOnePass() {
+        HistoryTree tree = new HistoryTree(256, 256, 1L << 24);
+        List<Range> under = new ArrayList<>();
+        for (int i = 0; i < 400; i++) {
+            byte[] k = String.format("abcd%06d", i * 2_500).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            under.add(new Range(k, java.util.Arrays.copyOf(k, k.length + 1)));
+        }
+        merge(tree, under, 10);
+        assertEquals(4, tree.sharedPrefixLength(), "the keys share abcd");
+        long passes = tree.prefixReencodes();
+        byte[] below = "abX".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        byte[] above = "z".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        merge(tree, List.of(new Range(below, java.util.Arrays.copyOf(below, 4)), new Range(above, java.util.Arrays.copyOf(above, 2))), 20);
+        assertEquals(0, tree.sharedPrefixLength());
+        assertEquals(passes + 1, tree.prefixReencodes(), "abX would shorten it to ab, z then to nothing: two passes");
+        tree.checkInvariants();
+        assertTrue(pointConflicts(tree, below, 15) && pointConflicts(tree, above, 15));
+        assertTrue(!pointConflicts(tree, below, 20) && !pointConflicts(tree, above, 20));
+        byte[] old = "abcd017500".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        assertTrue(pointConflicts(tree, old, 5) && !pointConflicts(tree, old, 10), "the old keys read as before");
+    }
+
+    /** Whether a point read of {@code k} at {@code snapshot} conflicts with the tree's history. */
+    private static boolean pointConflicts(HistoryTree tree, byte[] k, long snapshot) {
+        byte[] keys = new byte[2 * k.length + 1];
+        System.arraycopy(k, 0, keys, 0, k.length);
+        System.arraycopy(k, 0, keys, k.length, k.length);
+        return tree.conflicts(keys, 0, k.length, k.length, k.length + 1, snapshot);
+    }
+
     @Test
     void pointWriteSharesOneKeyChunk() {
         HistoryTree tree = new HistoryTree(512, 256, 1L << 20);
