@@ -174,7 +174,8 @@ final class KeyLayout {
      * so a key's long at the shorter one is the prefix's bytes in between followed by its old long's first bytes
      * ({@link LeafPrefixes#lowerLongs}): arithmetic on the longs, no key block read. (It read every key's block: one
      * written key without the prefix held its batch about 1 ms per MB of history, 114 ms at custom-point's 97 MB;
-     * docs/latency.md.) Still one pass over the global nodes, once per byte the prefix loses.
+     * docs/latency.md.) Still one pass over the global nodes each time the prefix shortens: at most once per byte of it,
+     * and once per batch ({@link #admitBoth}).
      *
      * <p>The leaves go in the order they lie in their chunks, not along their chain: in key order a leaf's header and
      * longs are anywhere in the pools, a cache miss or two each, and at a gigabyte of history the pass took 125 ms
