@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.BitSet;
 import java.util.SplittableRandom;
 import org.fdbresolver.api.ConflictSetConfig;
@@ -49,7 +50,7 @@ class BridgeWarmUpTest {
             byte[] previous = new byte[0];
             for (int i = 0; i < 2_000; i++) {
                 int n = BridgeWarmUp.key(rnd, keys, 0);
-                byte[] k = keys.asSlice(0, n).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+                byte[] k = keys.asSlice(0, n).toArray(ValueLayout.JAVA_BYTE);
                 if (n < 64) {
                     remainders.set(n % 8);
                 }

@@ -137,12 +137,9 @@ final class BatchWriter {
         KeyLayout kl = layout;
         byte[] keys = w.keys();
         if (from < to) {
-            // The writes are sorted: the lowest and highest endpoints shorten the prefix once, for all of them.
+            // The writes are sorted and disjoint: the lowest and highest endpoints shorten the prefix once, and every
+            // endpoint between them then has it.
             kl.admitBoth(keys, w.beginOffset(from), w.beginLength(from), w.endOffset(to - 1), w.endLength(to - 1));
-        }
-        for (int x = from; x < to; x++) {
-            kl.admit(keys, w.beginOffset(x), w.beginLength(x));
-            kl.admit(keys, w.endOffset(x), w.endLength(x));
         }
         if (store.height > 0) {
             partitioned.encodeAndRoute(w, from, to, endpointKey, endpointOff, endpointLen, endpointLeaf, endpointParent,

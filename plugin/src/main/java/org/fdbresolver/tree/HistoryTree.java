@@ -324,9 +324,12 @@ public final class HistoryTree implements History {
         return layout.skip();
     }
 
-    /** Passes over the whole tree that shortened its shared prefix (each in proportion to the history). */
-    long prefixReencodes() {
-        return layout.reencodes();
+    /**
+     * Changes of the shared prefix's encoding ({@link KeyLayout#epoch}): past the first key, each a pass over the whole
+     * tree that shortened the prefix (in proportion to the history).
+     */
+    int prefixEpoch() {
+        return layout.epoch();
     }
 
     @Override

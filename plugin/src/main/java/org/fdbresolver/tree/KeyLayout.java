@@ -105,13 +105,6 @@ final class KeyLayout {
         return Arrays.equals(key, off, off + g, shared, 0, g);
     }
 
-    /** Passes over the tree that shortened the shared prefix ({@link #reencode}), since the layout was made. */
-    private long reencodes;
-
-    long reencodes() {
-        return reencodes;
-    }
-
     /** See {@link #epoch}: equal values mean inline longs computed in between are still valid. */
     int epoch() {
         return epoch;
@@ -123,22 +116,20 @@ final class KeyLayout {
      */
     void admit(byte[] key, int off, int len) {
         int g = skip;
-        if (len >= g && hasSharedPrefix(key, off)) {
-            if (skipUnset) {
-                // The first key: the whole key is shared so far (the tree holds nothing to re-encode).
-                if (shared.length < len) {
-                    shared = new byte[Math.max(len, 2 * shared.length)];
-                }
-                System.arraycopy(key, off, shared, 0, len);
-                skip = len;
-                skipUnset = false;
-                epoch++;
-                prefixChanged();
+        int m = sharedWith(key, off, len, g);
+        if (m < g) {
+            reencode(m);
+        } else if (skipUnset) {
+            // The first key: the whole key is shared so far (the tree holds nothing to re-encode).
+            if (shared.length < len) {
+                shared = new byte[Math.max(len, 2 * shared.length)];
             }
-            return;
+            System.arraycopy(key, off, shared, 0, len);
+            skip = len;
+            skipUnset = false;
+            epoch++;
+            prefixChanged();
         }
-        int m = Arrays.mismatch(key, off, off + len, shared, 0, g);
-        reencode(m);
     }
 
     /**
@@ -183,7 +174,6 @@ final class KeyLayout {
      * happens while writes are admitted, between phases) or free, with a count of 0.
      */
     private void reencode(int newSkip) {
-        reencodes++;
         NodeStore s = store;
         int leafCap = s.leafCap;
         int oldSkip = skip;

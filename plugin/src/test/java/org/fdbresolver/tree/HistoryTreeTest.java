@@ -294,12 +294,12 @@ class HistoryTreeTest {
         }
         merge(tree, under, 10);
         assertEquals(4, tree.sharedPrefixLength(), "the keys share abcd");
-        long passes = tree.prefixReencodes();
+        int passes = tree.prefixEpoch();
         byte[] below = "abX".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
         byte[] above = "z".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
         merge(tree, List.of(new Range(below, java.util.Arrays.copyOf(below, 4)), new Range(above, java.util.Arrays.copyOf(above, 2))), 20);
         assertEquals(0, tree.sharedPrefixLength());
-        assertEquals(passes + 1, tree.prefixReencodes(), "abX would shorten it to ab, z then to nothing: two passes");
+        assertEquals(passes + 1, tree.prefixEpoch(), "abX would shorten it to ab, z then to nothing: two passes");
         tree.checkInvariants();
         assertTrue(pointConflicts(tree, below, 15) && pointConflicts(tree, above, 15));
         assertTrue(!pointConflicts(tree, below, 20) && !pointConflicts(tree, above, 20));
