@@ -147,6 +147,30 @@ final class BatchWriter {
         } else {
             Arrays.fill(endpointLeaf, 2 * from, 2 * to, store.root);
         }
+        if (kl.lowering()) {
+            lowerRoutedLeaves(from, to);
+        }
+    }
+
+    /**
+     * Lowers the leaves writes {@code [from, to)} land in, and the right neighbour of each (where a leaf's overflow goes),
+     * that still follow a longer prefix than the tree's ({@link KeyLayout#reencode}): here, on one thread, so that the
+     * partitions' threads find every leaf they write in the tree's encoding. Two leaves per distinct leaf routed to.
+     */
+    private void lowerRoutedLeaves(int from, int to) {
+        KeyLayout kl = layout;
+        int last = NodeStore.NIL;
+        for (int i = 2 * from; i < 2 * to; i++) {
+            int leaf = endpointLeaf[i];
+            if (leaf != last) {
+                kl.ensureCurrent(leaf);
+                int next = store.leafNext(leaf);
+                if (next != NodeStore.NIL) {
+                    kl.ensureCurrent(next);
+                }
+                last = leaf;
+            }
+        }
     }
 
     /** Leaves the planned batch adds (an estimate; every step is checked against the budget anyway). */

@@ -292,8 +292,9 @@ final class BatchedReadPath {
                     long kp = bp[first];
                     int len = bLen[first];
                     if (skip == 0) {
-                        skip = layout.skip();
-                    } else if (len >= 0) {
+                        skip = layout.globalSkipOf(leaf);
+                    }
+                    if (skip != layout.skip() && len >= 0) {
                         int off = reads.beginOffset(sliceStart + first);
                         len = layout.leaf.localLength(leaf, skip, keys, off, len);
                         kp = LeafPrefixes.localInline(keys, off, len, skip);
@@ -378,17 +379,21 @@ final class BatchedReadPath {
         byte[] k = keys;
         boolean predKnown = false;
         int pred = 0;
-        int localSkip = hdr[h + H_COUNT] >>> SKIP_SHIFT;
-        int skip = localSkip != 0 ? localSkip : kl.skip();
+        int skip = hdr[h + H_COUNT] >>> SKIP_SHIFT;
+        if (skip == 0) {
+            skip = kl.globalSkipOf(leaf);
+        }
+        // Begins are in the tree's encoding: a leaf whose longs skip more takes them re-encoded (LeafPrefixes).
+        boolean reencode = skip != kl.skip();
         for (int r = groupStart[g], end = groupStart[g + 1]; r < end; r++) {
             int sr = snap[r];
             long b = bp[r];
             int bo = rs.beginOffset(sliceStart + r);
             int bl = bLen[r];
-            if (localSkip != 0 && bl >= 0 && n > 0) {
+            if (reencode && bl >= 0 && n > 0) {
                 // The begin in the leaf's encoding (LeafPrefixes).
-                bl = kl.leaf.localLength(leaf, localSkip, k, bo, bl);
-                b = LeafPrefixes.localInline(k, bo, bl, localSkip);
+                bl = kl.leaf.localLength(leaf, skip, k, bo, bl);
+                b = LeafPrefixes.localInline(k, bo, bl, skip);
             }
             boolean hit = false;
             boolean onward;

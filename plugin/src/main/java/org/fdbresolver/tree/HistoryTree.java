@@ -461,6 +461,27 @@ public final class HistoryTree implements History {
             return;
         }
         batchWriter.apply(writes, versions.relative(now), now);
+        // A shrunk shared prefix's leaves are lowered in steps: a bounded share each batch (KeyLayout#reencode).
+        layout.lowerSome(prefixLoweringLeaves + writes.count());
+    }
+
+    /** Leaves {@link KeyLayout#lowerSome} looks at per batch beyond one per write (a leaf's worth of arithmetic each). */
+    static final int DEFAULT_PREFIX_LOWERING_LEAVES = 16;
+    private int prefixLoweringLeaves = DEFAULT_PREFIX_LOWERING_LEAVES;
+
+    /** Sets the engine option {@code prefixLoweringLeaves} ({@link #DEFAULT_PREFIX_LOWERING_LEAVES}). */
+    public void prefixLoweringLeaves(int leaves) {
+        this.prefixLoweringLeaves = leaves;
+    }
+
+    /** Whether some leaves still follow a longer shared prefix than the tree's (tests). */
+    boolean prefixLowering() {
+        return layout.lowering();
+    }
+
+    /** Leaves whose longs were lowered to a shorter shared prefix so far (tests). */
+    long prefixLoweredLeaves() {
+        return layout.leavesLowered;
     }
 
     /** The budget in bytes this history was opened with. */

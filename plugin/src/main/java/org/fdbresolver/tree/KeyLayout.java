@@ -48,6 +48,21 @@ final class KeyLayout {
     /** Changes whenever inline longs change meaning (the prefix shrank or was reset): encodings made before are stale. */
     private int epoch;
 
+    // ---- lowering the leaves in steps after the prefix shrank ({@link #reencode}) ----
+    /** Some global leaves may still follow a longer prefix than {@link #skip}. */
+    private boolean lowering;
+    /** Times the prefix shrank since the layout was made; a stamp {@code ~seq} marks a leaf lowered after the seq-th. */
+    private int seq;
+    /** The first shortening of the pass under way, and the prefix every leaf not stamped since followed. */
+    private int passFirstSeq;
+    private int passBase;
+    /** {@code skipAfter[k]}: the prefix's length after shortening {@code passFirstSeq + k}. */
+    private int[] skipAfter = new int[8];
+    /** The next leaf {@link #lowerSome} looks at. */
+    private int lowerCursor;
+    /** Leaves whose longs were lowered so far (tests: how much of that work one batch did). */
+    long leavesLowered;
+
     /** Key buffers start this long and grow to the longest key they meet (keys have no length limit). */
     static final int INITIAL_KEY_BUFFER = 256;
 
@@ -82,6 +97,7 @@ final class KeyLayout {
     void reset() {
         skip = 0;
         skipUnset = true;
+        lowering = false; // the tree was cleared: no leaf holds an old encoding
         epoch++;
         prefixChanged();
     }
@@ -161,40 +177,129 @@ final class KeyLayout {
     }
 
     /**
-     * Re-encodes every inline long (leaves and separators) for a shorter shared prefix. Every key has the old prefix,
-     * so a key's long at the shorter one is the prefix's bytes in between followed by its old long's first bytes
-     * ({@link LeafPrefixes#lowerLongs}): arithmetic on the longs, no key block read. (It read every key's block: one
-     * written key without the prefix held its batch about 1 ms per MB of history, 114 ms at custom-point's 97 MB;
-     * docs/latency.md.) Still one pass over the global nodes each time the prefix shortens: at most once per byte of it,
-     * and once per batch ({@link #admitBoth}).
+     * Shortens the shared prefix to {@code newSkip} bytes. Every key has the old prefix, so a key's long at the shorter
+     * one is the prefix's bytes in between followed by its old long's first bytes ({@link LeafPrefixes#lowerLongs}):
+     * arithmetic on the longs, no key block read. The separators are lowered here, all of them (about one inner node
+     * per 60 leaves); the leaves are not: they become <em>stale</em> and are lowered in steps ({@link #lowerSome}, a
+     * bounded number per batch) or when a write or a move reaches one first ({@link #ensureCurrent}). Until then a search
+     * in a stale leaf reads it as a leaf with a prefix of its own whose bytes are the tree's old prefix
+     * ({@link #globalSkipOf}, {@link LeafPrefixes#localLength}). (Lowering every leaf here held the batch in proportion to
+     * the history: 125 ms at a gigabyte of it along the leaf chain, 57 ms in memory order; docs/latency.md.)
      *
-     * <p>The leaves go in the order they lie in their chunks, not along their chain: in key order a leaf's header and
-     * longs are anywhere in the pools, a cache miss or two each, and at a gigabyte of history the pass took 125 ms
-     * of one batch that way (docs/latency.md). Every leaf below the pool's high water is in the tree (re-encoding
-     * happens while writes are admitted, between phases) or free, with a count of 0.
+     * <p>Which prefix a global leaf's longs follow is told by its anchor slot, unused while it is global
+     * ({@link NodeStore#lAnchor}): {@link #stamp} writes {@code ~seq} there whenever the leaf's longs are made to follow
+     * the current prefix. A leaf without a stamp of the pass under way follows the prefix the pass began from
+     * ({@link #passBase}), one stamped by shortening {@code k} of the pass the prefix that shortening left.
      */
     private void reencode(int newSkip) {
         NodeStore s = store;
-        int leafCap = s.leafCap;
         int oldSkip = skip;
-        int leaves = s.leafHighWater();
-        for (int first = 0; first < leaves; first += NodeStore.CHUNK_NODES) {
-            long[] longs = s.lKey[first >>> CHUNK_SHIFT];
-            for (int leaf = first, last = Math.min(leaves, first + NodeStore.CHUNK_NODES); leaf < last; leaf++) {
-                int count = s.leafCount(leaf);
-                if (count == 0 || this.leaf.localSkip(leaf) != 0) {
-                    continue; // free, or a prefix of its own, which keeps its longs: it is longer than either
-                }
-                int b = (leaf & CHUNK_MASK) * leafCap;
-                LeafPrefixes.lowerLongs(longs, b, b + count, oldSkip, newSkip, shared, 0);
-            }
-        }
         if (s.height > 0) {
             reencodeSeparators(s.root, s.height, oldSkip, newSkip);
         }
+        if (!lowering) {
+            lowering = true;
+            passBase = oldSkip;
+            passFirstSeq = seq + 1;
+        }
+        seq++;
+        int k = seq - passFirstSeq;
+        if (k == skipAfter.length) {
+            skipAfter = Arrays.copyOf(skipAfter, 2 * k); // once per byte the prefix loses within one pass, at most
+        }
+        skipAfter[k] = newSkip;
+        lowerCursor = 0; // leaves lowered before this shortening are stale again
         skip = newSkip;
+        s.freshLeafStamp = ~seq;
         epoch++;
         prefixChanged();
+    }
+
+    /**
+     * The length of the prefix global leaf {@code h}'s longs skip: the tree's, or while a pass of lowering is under way
+     * ({@link #reencode}) and the leaf has not been lowered yet, the longer prefix they were encoded for.
+     */
+    int globalSkipOf(int h) {
+        return lowering ? encodedSkip(h) : skip;
+    }
+
+    private int encodedSkip(int h) {
+        NodeStore s = store;
+        if (s.leafCount(h) == 0) {
+            return skip;
+        }
+        int stamp = s.leafAnchor(h);
+        if (stamp < 0) {
+            int k = ~stamp - passFirstSeq;
+            if (k >= 0) {
+                return skipAfter[k];
+            }
+        }
+        return passBase;
+    }
+
+    /** Whether some global leaves may still follow a longer prefix than the tree's ({@link #reencode}). */
+    boolean lowering() {
+        return lowering;
+    }
+
+    /** The tree's prefix bytes (a stale leaf's prefix is their first {@link #globalSkipOf} bytes). */
+    byte[] sharedBytes() {
+        return shared;
+    }
+
+    /**
+     * Makes global leaf {@code h}'s longs follow the tree's prefix, if a pass of lowering left them at a longer one
+     * (a leaf's worth of arithmetic); what every code that writes into a leaf or moves its entries does first. Local
+     * leaves are left as they are. Threads of a phase call it only on leaves of their own.
+     */
+    void ensureCurrent(int h) {
+        if (!lowering || store.leafSkip(h) != 0) {
+            return;
+        }
+        lower(h);
+    }
+
+    private void lower(int h) {
+        NodeStore s = store;
+        int n = s.leafCount(h);
+        if (n > 0) {
+            int e = encodedSkip(h);
+            if (e != skip) {
+                int b = (h & CHUNK_MASK) * s.leafCap;
+                LeafPrefixes.lowerLongs(s.lKey[h >>> CHUNK_SHIFT], b, b + n, e, skip, shared, 0);
+                leavesLowered++;
+            }
+        }
+        stamp(h);
+    }
+
+    /** Records that global leaf {@code h}'s longs follow the current prefix (see {@link #reencode}). */
+    void stamp(int h) {
+        store.setLeafAnchor(h, ~seq);
+    }
+
+    /**
+     * Lowers up to {@code leaves} more leaves of the pass under way, in the order they lie in memory (free and local
+     * ones count too, so the step is bounded whatever they hold); the pass ends when every leaf below the pool's high
+     * water has been seen since the last shortening. Once per batch, between phases.
+     */
+    void lowerSome(int leaves) {
+        if (!lowering) {
+            return;
+        }
+        NodeStore s = store;
+        int high = s.leafHighWater();
+        int end = (int) Math.min(high, (long) lowerCursor + leaves);
+        for (int h = lowerCursor; h < end; h++) {
+            if (s.leafSkip(h) == 0) {
+                lower(h);
+            }
+        }
+        lowerCursor = end;
+        if (end >= high) {
+            lowering = false;
+        }
     }
 
     private void reencodeSeparators(int h, int level, int oldSkip, int newSkip) {

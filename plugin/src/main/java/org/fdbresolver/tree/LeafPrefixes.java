@@ -121,7 +121,8 @@ final class LeafPrefixes {
         long p = st.lKey[h >>> CHUNK_SHIFT][at];
         int ref = NodeStore.ref(st.lVerRef[h >>> CHUNK_SHIFT][at]);
         if (!KeyRefs.isSuffix(ref)) {
-            return layout.materialize(p, ref, out);
+            // An inline key's first bytes are the tree's prefix as far as the leaf's longs skip (a stale leaf's longer).
+            return KeyRefs.materialize(p, ref, arena, out, layout.sharedBytes(), skipOf(h));
         }
         int s = localSkip(h);
         int unit = anchor(h);
@@ -327,10 +328,14 @@ final class LeafPrefixes {
         return store.leafSkip(h);
     }
 
-    /** The length of the prefix leaf {@code h}'s longs skip. */
+    /**
+     * The length of the prefix leaf {@code h}'s longs skip: its own, or a global leaf's (the tree's, or a longer one the
+     * leaf still follows while the tree's shrinks in steps, {@link KeyLayout#globalSkipOf}). A search key is re-encoded
+     * for the leaf when this differs from the tree's ({@link #localLength}).
+     */
     int skipOf(int h) {
         int s = localSkip(h);
-        return s != 0 ? s : layout.skip();
+        return s != 0 ? s : layout.globalSkipOf(h);
     }
 
     /** The unit of local leaf {@code h}'s anchor chunk. */
@@ -350,6 +355,7 @@ final class LeafPrefixes {
     private void makeGlobal(int h, AnchorRefs refs) {
         refs.releaseChunk(anchor(h));
         store.setLeafSkip(h, 0);
+        layout.stamp(h);
     }
 
     /** Releases the anchor of leaf {@code h} when it is local: it is about to be emptied (an empty leaf is global). */
@@ -365,9 +371,16 @@ final class LeafPrefixes {
      * tree's shared prefix ({@code len >= 0}).
      */
     int localLength(int h, int s, byte[] key, int off, int len) {
-        int anchor = anchor(h);
-        byte[] block = arena.block(anchor);
-        int o = arena.offset(anchor);
+        byte[] block;
+        int o;
+        if (localSkip(h) != 0) {
+            int anchor = anchor(h);
+            block = arena.block(anchor);
+            o = arena.offset(anchor);
+        } else {
+            block = layout.sharedBytes(); // a global leaf still at a longer prefix of the tree's (KeyLayout#reencode)
+            o = 0;
+        }
         int g = layout.skip();
         int end = Math.min(len, s);
         int m = Arrays.mismatch(key, off + g, off + end, block, o + g, o + end);
@@ -391,8 +404,8 @@ final class LeafPrefixes {
         int at = (h & CHUNK_MASK) * st.leafCap + slot;
         long p = st.lKey[h >>> CHUNK_SHIFT][at];
         int ref = NodeStore.ref(st.lVerRef[h >>> CHUNK_SHIFT][at]);
-        int s = localSkip(h);
-        if (s == 0) {
+        int s = skipOf(h);
+        if (s == layout.skip()) {
             return layout.compare(kp, key, off, len, p, ref);
         }
         if (len >= 0) {
@@ -408,6 +421,7 @@ final class LeafPrefixes {
      * key is stored into a leaf.
      */
     long admit(int h, long kp, byte[] key, int off, int len, AnchorRefs refs) {
+        layout.ensureCurrent(h);
         int s = localSkip(h);
         if (s != 0) {
             s = lowerFor(h, s, key, off, len, refs);
@@ -421,6 +435,7 @@ final class LeafPrefixes {
      * the length of the prefix the leaf's longs then skip (the tree's when it is global).
      */
     int admitRun(int h, byte[] key, int aOff, int aLen, int zOff, int zLen, AnchorRefs refs) {
+        layout.ensureCurrent(h);
         int s = localSkip(h);
         if (s != 0) {
             s = lowerFor(h, s, key, aOff, aLen, refs);
@@ -510,6 +525,8 @@ final class LeafPrefixes {
      * share, or both global. Returns the common encoding's local prefix length (0: global).
      */
     int unify(int a, int b, AnchorRefs refs) {
+        layout.ensureCurrent(a);
+        layout.ensureCurrent(b);
         int sa = localSkip(a);
         int sb = localSkip(b);
         if (sa == 0 && sb == 0) {
@@ -535,6 +552,7 @@ final class LeafPrefixes {
      * local prefix length is returned (0: global) and set on the leaf and the sibling.
      */
     int unifyRun(int leaf, int first, long[] run, long[] runVerRefs, int outLen, AnchorRefs refs, int b) {
+        layout.ensureCurrent(b); // the leaf and the run follow its encoding already (admitRun)
         int sa = localSkip(leaf);
         int sb = localSkip(b);
         if (sa == 0 && sb == 0) {
@@ -592,9 +610,12 @@ final class LeafPrefixes {
      * (its anchor too, until the move's {@link #tighten} anchors it on its own first key).
      */
     void copyEncoding(int a, int b, AnchorRefs refs) {
+        layout.ensureCurrent(a);
         int s = localSkip(a);
         if (s != 0) {
             makeLocal(b, s, anchor(a), refs);
+        } else {
+            layout.stamp(b);
         }
     }
 
@@ -638,6 +659,7 @@ final class LeafPrefixes {
      * are raised all the same.
      */
     private void tighten(int h, AnchorRefs refs, boolean dropChunks) {
+        layout.ensureCurrent(h);
         boolean raised = raise(h, refs);
         if (localSkip(h) != 0) {
             NodeStore st = store;

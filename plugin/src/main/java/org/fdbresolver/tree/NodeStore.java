@@ -262,6 +262,7 @@ final class NodeStore implements AnchorRefs {
         hdr[at + H_NEXT] = NIL;
         hdr[at + H_PREV] = NIL;
         hdr[at + H_MAX] = GAP;
+        lAnchor[h >>> CHUNK_SHIFT][h & CHUNK_MASK] = freshLeafStamp;
         leavesInUse++;
         return h;
     }
@@ -390,6 +391,12 @@ final class NodeStore implements AnchorRefs {
     }
 
     /** Leaf {@code h}'s anchor chunk (meaningful while it has a prefix of its own, {@link LeafPrefixes}). */
+    /**
+     * What a new leaf's anchor slot holds ({@link KeyLayout#stamp}): a global leaf's anchor slot says which prefix its
+     * longs were last encoded for, and a new leaf's (empty) are the current one's.
+     */
+    int freshLeafStamp;
+
     int leafAnchor(int h) {
         return lAnchor[h >>> CHUNK_SHIFT][h & CHUNK_MASK];
     }

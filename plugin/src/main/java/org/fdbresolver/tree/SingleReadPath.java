@@ -164,8 +164,9 @@ final class SingleReadPath implements HistoryReader {
         // The begin in the leaf's encoding (LeafPrefixes).
         int skip = hdr[h + H_COUNT] >>> SKIP_SHIFT;
         if (skip == 0) {
-            skip = layout.skip();
-        } else if (bLen >= 0) {
+            skip = layout.globalSkipOf(leaf);
+        }
+        if (skip != layout.skip() && bLen >= 0) {
             bLen = layout.leaf.localLength(leaf, skip, keys, bOff, bLen);
             bp = LeafPrefixes.localInline(keys, bOff, bLen, skip);
         }
@@ -255,8 +256,9 @@ final class SingleReadPath implements HistoryReader {
         // The end in the leaf's encoding (LeafPrefixes).
         int skip = hdr[(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] >>> SKIP_SHIFT;
         if (skip == 0) {
-            skip = layout.skip();
-        } else if (eLen >= 0) {
+            skip = layout.globalSkipOf(leaf);
+        }
+        if (skip != layout.skip() && eLen >= 0) {
             eLen = layout.leaf.localLength(leaf, skip, keys, eOff, eLen);
             ep = LeafPrefixes.localInline(keys, eOff, eLen, skip);
         }

@@ -28,7 +28,9 @@ import org.fdbresolver.pipeline.BatchWorkers;
  * engines at open so that the first real batches run compiled code, default 0: {@link WarmUp}), {@code warmUpSettleMillis}
  * (after those, rounds with large batches until the JIT has compiled nothing for a while, at most this long; default 0:
  * none; {@link WarmUp#settle}), {@code leafPrefixMinGain}
- * (the fewest bytes beyond the tree's shared prefix a leaf's own prefix has, 1 to 8, default 1: {@link LeafPrefixes}).
+ * (the fewest bytes beyond the tree's shared prefix a leaf's own prefix has, 1 to 8, default 1: {@link LeafPrefixes}),
+ * {@code prefixLoweringLeaves} (leaves lowered per batch, beyond one per write, after the tree's shared prefix shrank;
+ * default 16: {@link KeyLayout#reencode}; 0 lowers only the leaves writes reach and one per write, for tests).
  * The other options, for more than one thread and the partitioned
  * apply: docs/tree.md.
  */
@@ -52,6 +54,7 @@ public final class TreeEngine implements ConflictEngine {
     public static final String DIRECT_BATCH_PAIRS = "directBatchPairs";
     public static final String READ_BATCHED_FROM_READS = "readBatchedFromReads";
     public static final String LEAF_PREFIX_MIN_GAIN = "leafPrefixMinGain";
+    public static final String PREFIX_LOWERING_LEAVES = "prefixLoweringLeaves";
     /** Fewest endpoints a thread sorts at once: below twice this a batch is sorted on one thread. */
     static final int DEFAULT_ENDPOINTS_PER_SLICE = 1024;
     /** Fewest writes a partition gets when a batch's writes are spread over threads. */
@@ -65,7 +68,7 @@ public final class TreeEngine implements ConflictEngine {
     private static final Set<String> OPTIONS = Set.of(NODE_BYTES, KEY_BLOCK_BYTES, READ_PATH, READ_WAYS, READ_TOUCH,
             READ_BATCHED_FROM_BYTES, WRITE_WAYS, THREADS, READS_PER_SLICE, ENDPOINTS_PER_SLICE,
             WRITES_PER_PARTITION, DIRECT_SORT_ENDPOINTS, WARM_UP_BATCHES, DIRECT_BATCH_RANGES, DIRECT_BATCH_PAIRS,
-            READ_BATCHED_FROM_READS, LEAF_PREFIX_MIN_GAIN, WARM_UP_SETTLE_MILLIS);
+            READ_BATCHED_FROM_READS, LEAF_PREFIX_MIN_GAIN, WARM_UP_SETTLE_MILLIS, PREFIX_LOWERING_LEAVES);
     /**
      * Synthetic batches the first open of engine {@code tree} runs through throwaway engines (the
      * bridge's, and {@code bench --settle-jit}'s) before the real one:
@@ -129,6 +132,8 @@ public final class TreeEngine implements ConflictEngine {
         int batchedFromReads = intOption(config, READ_BATCHED_FROM_READS, HistoryTree.DEFAULT_BATCHED_FROM_READS);
         int leafPrefixMinGain = (int) wholeOption(config, LEAF_PREFIX_MIN_GAIN, LeafPrefixes.DEFAULT_MIN_GAIN, 1,
                 KeyRefs.INLINE_BYTES);
+        int prefixLoweringLeaves = (int) wholeOption(config, PREFIX_LOWERING_LEAVES,
+                HistoryTree.DEFAULT_PREFIX_LOWERING_LEAVES, 0, Integer.MAX_VALUE);
         long budget = config.memoryBudgetBytes();
         // Before this engine's arrays exist: throwaway engines, so that the JIT has compiled the engine by the
         // first real batch (a host that waits for the open, as FoundationDB's Resolver does, sets this).
@@ -155,6 +160,8 @@ public final class TreeEngine implements ConflictEngine {
         tree.batchedFromReads(batchedFromReads);
         tree.leafPrefixMinGain(leafPrefixMinGain);
         uncertain.leafPrefixMinGain(leafPrefixMinGain);
+        tree.prefixLoweringLeaves(prefixLoweringLeaves);
+        uncertain.prefixLoweringLeaves(prefixLoweringLeaves);
         tree.shareBudgetWith(uncertain);
         uncertain.shareBudgetWith(tree);
         // The main history raises the boundary ahead of need for both (the uncertain writes expire below it).

@@ -40,8 +40,9 @@ final class TreeSearch {
         // The end in this leaf's encoding (a sentinel length when it lacks the leaf's own prefix).
         int skip = header >>> SKIP_SHIFT;
         if (skip == 0) {
-            skip = layout.skip();
-        } else if (n > 0) {
+            skip = layout.globalSkipOf(leaf); // the tree's, or a longer one a stale leaf still follows (KeyLayout)
+        }
+        if (skip != layout.skip() && n > 0 && len >= 0) {
             len = layout.leaf.localLength(leaf, skip, key, off, len);
             kp = LeafPrefixes.localInline(key, off, len, skip);
         }
@@ -92,8 +93,9 @@ final class TreeSearch {
         NodeStore s = store;
         int skip = s.lHdr[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] >>> SKIP_SHIFT;
         if (skip == 0) {
-            skip = layout.skip();
-        } else if (len >= 0) {
+            skip = layout.globalSkipOf(h);
+        }
+        if (skip != layout.skip() && len >= 0) {
             len = layout.leaf.localLength(h, skip, key, off, len);
             kp = LeafPrefixes.localInline(key, off, len, skip);
         }

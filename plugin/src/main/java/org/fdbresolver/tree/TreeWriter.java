@@ -101,6 +101,7 @@ final class TreeWriter {
         long[] lk = s.lKey[c];
         long[] lvr = s.lVerRef[c];
         // Both ends in the leaf's encoding; one without the leaf's own prefix takes the general path, which admits it.
+        kl.ensureCurrent(leaf); // the write lands here: a leaf the prefix's shrinking has not lowered yet is lowered now
         int skip = hdr[h + H_COUNT] >>> SKIP_SHIFT;
         int local = skip;
         if (skip == 0) {

@@ -271,7 +271,7 @@ class HistoryTreeTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ConflictSet.open(
                 ConflictSetConfig.builder().engine("tree").option("nodeBites", "512").build()));
         // the engine is named once (callers such as the CLI print the message as it is)
-        assertEquals("engine tree: unknown option 'nodeBites' (known: directBatchPairs, directBatchRanges, directSortEndpoints, endpointsPerSlice, keyBlockBytes, leafPrefixMinGain, nodeBytes, readBatchedFromBytes, readBatchedFromReads, readPath, readTouch, readWays, readsPerSlice, threads, warmUpBatches, warmUpSettleMillis, writeWays, writesPerPartition)", e.getMessage());
+        assertEquals("engine tree: unknown option 'nodeBites' (known: directBatchPairs, directBatchRanges, directSortEndpoints, endpointsPerSlice, keyBlockBytes, leafPrefixMinGain, nodeBytes, prefixLoweringLeaves, readBatchedFromBytes, readBatchedFromReads, readPath, readTouch, readWays, readsPerSlice, threads, warmUpBatches, warmUpSettleMillis, writeWays, writesPerPartition)", e.getMessage());
         IllegalArgumentException bad = assertThrows(IllegalArgumentException.class, () -> ConflictSet.open(
                 ConflictSetConfig.builder().engine("tree").option("nodeBytes", "x").build()));
         assertEquals("engine tree: option nodeBytes must be a positive integer, not 'x'", bad.getMessage());
@@ -305,6 +305,58 @@ class HistoryTreeTest {
         assertTrue(!pointConflicts(tree, below, 20) && !pointConflicts(tree, above, 20));
         byte[] old = "abcd017500".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
         assertTrue(pointConflicts(tree, old, 5) && !pointConflicts(tree, old, 10), "the old keys read as before");
+    }
+
+    /**
+     * A written key without the tree's shared prefix lowers the separators at once and the leaves in steps: the batch
+     * that shortens it lowers the leaves its write lands in and a bounded share more, not the whole tree (issue 31: that
+     * pass held one batch in proportion to the history), and later batches lower the rest a bounded number each while
+     * reads and writes find every leaf, lowered or not, with its keys where they were.
+     */
+    @Test
+    void aShorterSharedPrefixLowersTheLeavesInSteps() {
+        HistoryTree tree = new HistoryTree(256, 256, 1L << 26);
+        java.util.function.IntFunction<byte[]> key = i ->
+                String.format("abcd%07d", i).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        for (int batch = 0; batch < 40; batch++) {
+            List<Range> writes = new ArrayList<>();
+            for (int i = batch; i < 40_000; i += 40) {
+                byte[] k = key.apply(i);
+                writes.add(new Range(k, java.util.Arrays.copyOf(k, k.length + 1)));
+            }
+            merge(tree, writes, 10 + batch);
+        }
+        assertEquals(6, tree.sharedPrefixLength(), "the keys share abcd00");
+        int leaves = tree.leavesInUse();
+        int global = leaves - tree.localLeaves(); // leaves with a prefix of their own keep their longs
+        assertTrue(global > 1_000, "a tree of many leaves that follow the shared prefix: " + global + " of " + leaves);
+        long before = tree.prefixLoweredLeaves();
+        byte[] z = "z".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        merge(tree, List.of(new Range(z, java.util.Arrays.copyOf(z, 2))), 100);
+        assertEquals(0, tree.sharedPrefixLength());
+        long firstBatch = tree.prefixLoweredLeaves() - before;
+        assertTrue(firstBatch <= HistoryTree.DEFAULT_PREFIX_LOWERING_LEAVES + 1 + 2,
+                "the shortening batch lowered " + firstBatch + " of " + leaves + " leaves");
+        assertTrue(tree.prefixLowering(), "leaves are left at the old prefix");
+        tree.checkInvariants(); // every leaf's longs as its encoding says, lowered or not
+        int batches = 1;
+        for (int i = 0; tree.prefixLowering(); i++, batches++) {
+            long was = tree.prefixLoweredLeaves();
+            byte[] k = key.apply(i * 7919 % 40_000);
+            merge(tree, List.of(new Range(k, java.util.Arrays.copyOf(k, k.length + 1))), 101 + i);
+            long lowered = tree.prefixLoweredLeaves() - was;
+            assertTrue(lowered <= HistoryTree.DEFAULT_PREFIX_LOWERING_LEAVES + 1 + 2, "batch lowered " + lowered);
+            if (i % 25 == 0) {
+                tree.checkInvariants();
+                byte[] old = key.apply(39_999 - i);
+                assertTrue(pointConflicts(tree, old, 10) && !pointConflicts(tree, old, 50), "key " + (39_999 - i));
+                assertTrue(pointConflicts(tree, z, 99) && !pointConflicts(tree, z, 100));
+            }
+        }
+        assertTrue(batches > leaves / (HistoryTree.DEFAULT_PREFIX_LOWERING_LEAVES + 3), "done in " + batches + " batches");
+        tree.checkInvariants();
+        assertTrue(tree.prefixLoweredLeaves() - before >= global, "lowered " + (tree.prefixLoweredLeaves() - before)
+                + " leaves of " + global);
     }
 
     /** Whether a point read of {@code k} at {@code snapshot} conflicts with the tree's history. */

@@ -72,6 +72,42 @@ class TreeEngineDifferentialTest {
     }
 
     /**
+     * The shared prefix shrinking under a populated tree, its leaves lowered in steps ({@link KeyLayout#reencode}) and
+     * here as slowly as the engine allows ({@code prefixLoweringLeaves=0}: only the leaves writes reach, and one per
+     * write): reads, writes, splits, shifts, merges and the sweeper meet leaves still at the longer prefix, several
+     * shortenings arrive within one pass (outliers that share less and less of it), and the invariants after every
+     * batch check every leaf's longs against the prefix its encoding says. Keys as in the long shared prefixes above,
+     * and as under subspaces with leaves of their own prefix (local leaves meet stale ones in every move).
+     */
+    @Test
+    void matchesOracleWhileTheSharedPrefixIsLoweredInSteps() {
+        int[] lengths = {4, 9, 12, 17, 24, 40};
+        int[] staleBatches = {0};
+        for (int seed = 900; seed < 900 + Math.max(lengths.length, SEEDS); seed++) {
+            int familyLength = lengths[seed % lengths.length];
+            boolean subspaces = seed % 3 == 2;
+            run(seed, seed % 2 == 0 ? 128 : 256, 250, 4, 0.3, seed % 4 < 2 ? 40 : 400,
+                    java.util.Map.of("prefixLoweringLeaves", "0"), (gen, b) -> {
+                if (b == 0) {
+                    if (subspaces) {
+                        gen.subspaces = gen.subspacesOf(1);
+                        gen.longTails = true;
+                    } else {
+                        gen.family = gen.familyOf(familyLength);
+                    }
+                }
+                // Quiet until the tree has leaves, then now and then an outlier write that shortens the prefix.
+                gen.outlierFraction = b < 60 ? 0 : b % 40 < 2 ? 0.05 : 0;
+            }, history -> {
+                if (history.prefixLowering()) {
+                    staleBatches[0]++;
+                }
+            });
+        }
+        assertTrue(staleBatches[0] > 50, "leaves were rarely left at an older prefix: " + staleBatches[0] + " batches");
+    }
+
+    /**
      * Keys under 2–12 subspace prefixes of 12–30 bytes (issue 29): inner nodes below the subspaces take a prefix of
      * their own ({@link InnerPrefixes}), lose it when a separator of another subspace or an outlier between them
      * arrives, and take it again on splits and merges; reads of keys cut short inside a prefix search such nodes as
