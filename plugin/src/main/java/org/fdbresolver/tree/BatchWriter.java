@@ -153,9 +153,11 @@ final class BatchWriter {
     }
 
     /**
-     * Lowers the leaves writes {@code [from, to)} land in, and the right neighbour of each (where a leaf's overflow goes),
-     * that still follow a longer prefix than the tree's ({@link KeyLayout#reencode}): here, on one thread, so that the
-     * partitions' threads find every leaf they write in the tree's encoding. Two leaves per distinct leaf routed to.
+     * Lowers the leaves writes {@code [from, to)} land in that still follow a longer prefix than the tree's
+     * ({@link KeyLayout#reencode}), once each: here, on one thread, so that the partitions' threads find the leaves they
+     * write in the tree's encoding. (A leaf a partition's overflow reaches, its original right neighbour without writes
+     * of its own, is lowered by that partition's thread when it takes entries, {@link LeafPrefixes#unifyRun}: no other
+     * thread touches it in the phase. Lowering every routed leaf's neighbour here cost a scattered leaf per write.)
      */
     private void lowerRoutedLeaves(int from, int to) {
         KeyLayout kl = layout;
@@ -164,10 +166,6 @@ final class BatchWriter {
             int leaf = endpointLeaf[i];
             if (leaf != last) {
                 kl.ensureCurrent(leaf);
-                int next = store.leafNext(leaf);
-                if (next != NodeStore.NIL) {
-                    kl.ensureCurrent(next);
-                }
                 last = leaf;
             }
         }

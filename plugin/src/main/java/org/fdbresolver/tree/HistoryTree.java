@@ -325,8 +325,8 @@ public final class HistoryTree implements History {
     }
 
     /**
-     * Changes of the shared prefix's encoding ({@link KeyLayout#epoch}): past the first key, each a pass over the whole
-     * tree that shortened the prefix (in proportion to the history).
+     * Changes of the shared prefix's encoding ({@link KeyLayout#epoch}): past the first key, each a shortening of the
+     * prefix (the separators re-encoded at once, the leaves in steps).
      */
     int prefixEpoch() {
         return layout.epoch();

@@ -16,9 +16,9 @@ import java.util.Arrays;
  * inline longs of entries and separators hold the 8 bytes after them, so keys that all begin alike
  * (FoundationDB's {@code skiplisttest}: twelve dots, then 4 bytes) still compare in one {@code long}
  * compare, without reading key blocks. The first written key sets the prefix; a written key without it
- * shortens the prefix to what they share and re-encodes every inline long in one pass (so at most once
- * per byte of the first key's length, and in practice a few times while the tree is small); it grows
- * back only when the tree is cleared. A read key without it orders before or after every key in the
+ * shortens the prefix to what they share (so at most once per byte of the first key's length, and in practice
+ * a few times while the tree is small): the separators are re-encoded at once, the leaves in steps over the
+ * batches that follow ({@link #reencode}); it grows back only when the tree is cleared. A read key without it orders before or after every key in the
  * tree and is searched as such (a sentinel length, {@link #BELOW} or {@link #ABOVE}), so reads never
  * change the prefix. Key storage does not depend on it: keys of at most 8 bytes, and 9-byte keys ending
  * in 0x00 (the end {@code k\0} of a point write on an 8-byte key), are inline whatever the prefix is
@@ -127,8 +127,8 @@ final class KeyLayout {
     }
 
     /**
-     * Makes sure {@code key} has the shared prefix, shortening the prefix (and re-encoding every inline
-     * long in the tree) when it does not. Once per written key: a vectorized compare of skip bytes.
+     * Makes sure {@code key} has the shared prefix, shortening the prefix ({@link #reencode}) when it does not. Once
+     * per written key: a vectorized compare of skip bytes.
      */
     void admit(byte[] key, int off, int len) {
         int g = skip;

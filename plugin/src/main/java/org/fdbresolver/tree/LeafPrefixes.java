@@ -27,7 +27,10 @@ import java.util.Arrays;
  * holds a suffix key (no chunk) keeps the anchor it had, and a split's new leaf starts with its leaf's: under one long
  * shared prefix, where every key is a suffix key, thousands of leaves are anchored on one chunk, more references than
  * a chunk's header counts ({@link KeyArena#HEADER_REFS_MAX}; the arena counts the rest beside it). Every other leaf
- * is <em>global</em>: its longs follow the tree's prefix and move with it.
+ * is <em>global</em>: its longs follow the tree's prefix and move with it — in steps: after the tree's prefix shrank,
+ * a global leaf may follow a longer prefix of the tree's until it is lowered ({@link KeyLayout#reencode}), and reads
+ * take it then as a leaf with a prefix of its own whose bytes are the tree's ({@link #skipOf}, {@link #localLength});
+ * every method here that writes into a leaf or moves entries lowers it first.
  *
  * <p><b>Suffix keys.</b> A key of a local leaf that ends at most 8 bytes past the leaf's prefix (or 9 ending in 0x00)
  * holds no chunk: its reference is {@code ~len} ({@link KeyRefs#isSuffix}), its bytes the anchor's first {@code s}
