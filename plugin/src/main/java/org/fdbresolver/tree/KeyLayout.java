@@ -18,9 +18,9 @@ import java.util.Arrays;
  * compare, without reading key blocks. The first written key sets the prefix; a written key without it
  * shortens the prefix to what they share (so at most once per byte of the first key's length, and in practice
  * a few times while the tree is small): the separators are re-encoded at once, the leaves in steps over the
- * batches that follow ({@link #reencode}); it grows back only when the tree is cleared. A read key without it orders before or after every key in the
- * tree and is searched as such (a sentinel length, {@link #BELOW} or {@link #ABOVE}), so reads never
- * change the prefix. Key storage does not depend on it: keys of at most 8 bytes, and 9-byte keys ending
+ * batches that follow ({@link #reencode}); it grows back only when the tree is cleared. A read key without it
+ * orders before or after every key in the tree and is searched as such (a sentinel length, {@link #BELOW} or
+ * {@link #ABOVE}), so reads never change the prefix. Key storage does not depend on it: keys of at most 8 bytes, and 9-byte keys ending
  * in 0x00 (the end {@code k\0} of a point write on an 8-byte key), are inline whatever the prefix is
  * ({@link KeyRefs#fitsInline}); all other keys are in key blocks, so re-encoding never allocates.
  */
@@ -60,7 +60,7 @@ final class KeyLayout {
     private int[] skipAfter = new int[8];
     /** The next leaf {@link #lowerSome} looks at. */
     private int lowerCursor;
-    /** Leaves whose longs were lowered so far (tests: how much of that work one batch did). */
+    /** Leaves whose longs were lowered so far (tests: how much of that work one batch did; exact on one thread). */
     long leavesLowered;
 
     /** Key buffers start this long and grow to the longest key they meet (keys have no length limit). */
