@@ -13,7 +13,7 @@ public final class TreeEngineFactory implements EngineFactory {
 
     @Override
     public String description() {
-        return "B+ tree history in primitive arrays under a memory budget (options: nodeBytes, keyBlockBytes, readPath, readWays, readTouch, readBatchedFromBytes, writeWays, threads, readsPerSlice, endpointsPerSlice, writesPerPartition, directSortEndpoints, warmUpBatches, warmUpSettleMillis)";
+        return "B+ tree history in primitive arrays under a memory budget (options: nodeBytes, keyBlockBytes, readPath, readWays, readTouch, readBatchedFromBytes, writeWays, threads, readsPerSlice, endpointsPerSlice, writesPerPartition, directSortEndpoints, directBatchRanges, directBatchPairs, readBatchedFromReads, warmUpBatches, warmUpSettleMillis, leafPrefixMinGain, prefixLoweringLeaves)";
     }
 
     @Override
