@@ -187,7 +187,7 @@ class ErrorStyleTest {
 
     @Test
     void anEngineErrorNamesTheEngineOnce() {
-        assertError("error: engine tree: unknown option 'foo' (known: directBatchPairs, directBatchRanges, directSortEndpoints, endpointsPerSlice, keyBlockBytes, leafPrefixMinGain, nodeBytes, readBatchedFromBytes, readBatchedFromReads, readPath, readTouch, readWays, readsPerSlice, threads, warmUpBatches, warmUpSettleMillis, writeWays, writesPerPartition)",
+        assertError("error: engine tree: unknown option 'foo' (known: directBatchPairs, directBatchRanges, directSortEndpoints, endpointsPerSlice, keyBlockBytes, leafPrefixMinGain, nodeBytes, prefixLoweringLeaves, readBatchedFromBytes, readBatchedFromReads, readPath, readTouch, readWays, readsPerSlice, threads, warmUpBatches, warmUpSettleMillis, writeWays, writesPerPartition)",
                 run("resolve", trace, "--engine", "tree", "--engine-option", "foo=1"));
         assertError("error: engine tree: option nodeBytes must be a positive integer, not 'big'",
                 run("resolve", trace, "--engine", "tree", "--engine-option", "nodeBytes=big"));
