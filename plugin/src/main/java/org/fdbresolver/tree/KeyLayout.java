@@ -220,7 +220,9 @@ final class KeyLayout {
      * ({@link #reencode}) and the leaf has not been lowered yet, the longer prefix they were encoded for.
      */
     int globalSkipOf(int h) {
-        return lowering ? encodedSkip(h) : skip;
+        // Below the walk's cursor every global leaf follows the current prefix: the walk lowered it since the last
+        // shortening, or it went global or was allocated since, stamped. No stamp to load there.
+        return lowering && h >= lowerCursor ? encodedSkip(h) : skip;
     }
 
     private int encodedSkip(int h) {
@@ -254,8 +256,8 @@ final class KeyLayout {
      * leaves are left as they are. Threads of a phase call it only on leaves of their own.
      */
     void ensureCurrent(int h) {
-        if (!lowering || store.leafSkip(h) != 0) {
-            return;
+        if (!lowering || h < lowerCursor || store.leafSkip(h) != 0) {
+            return; // (below the walk's cursor: current, see globalSkipOf)
         }
         lower(h);
     }
