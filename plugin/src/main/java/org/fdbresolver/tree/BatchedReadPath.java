@@ -288,12 +288,9 @@ final class BatchedReadPath {
                     wayState[x] = ST_OLD;
                 } else {
                     int first = groupStart[g];
-                    int skip = hdr[h + H_COUNT] >>> SKIP_SHIFT;
+                    int skip = layout.leaf.skipOf(leaf);
                     long kp = bp[first];
                     int len = bLen[first];
-                    if (skip == 0) {
-                        skip = layout.globalSkipOf(leaf);
-                    }
                     if (skip != layout.skip() && len >= 0) {
                         int off = reads.beginOffset(sliceStart + first);
                         len = layout.leaf.localLength(leaf, skip, keys, off, len);
@@ -379,10 +376,7 @@ final class BatchedReadPath {
         byte[] k = keys;
         boolean predKnown = false;
         int pred = 0;
-        int skip = hdr[h + H_COUNT] >>> SKIP_SHIFT;
-        if (skip == 0) {
-            skip = kl.globalSkipOf(leaf);
-        }
+        int skip = kl.leaf.skipOf(leaf);
         // Begins are in the tree's encoding: a leaf whose longs skip more takes them re-encoded (LeafPrefixes).
         boolean reencode = skip != kl.skip();
         for (int r = groupStart[g], end = groupStart[g + 1]; r < end; r++) {

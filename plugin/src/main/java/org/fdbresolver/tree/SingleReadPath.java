@@ -8,7 +8,6 @@ import static org.fdbresolver.tree.NodeStore.H_MAX;
 import static org.fdbresolver.tree.NodeStore.LEAF_HEADER_INTS;
 import static org.fdbresolver.tree.NodeStore.MAX_HEIGHT;
 import static org.fdbresolver.tree.NodeStore.NIL;
-import static org.fdbresolver.tree.NodeStore.SKIP_SHIFT;
 
 import java.util.Arrays;
 import org.fdbresolver.pipeline.HistoryReader;
@@ -162,10 +161,7 @@ final class SingleReadPath implements HistoryReader {
         int n = hdr[h + H_COUNT] & COUNT_MASK;
         boolean leafIsOld = hdr[h + H_MAX] <= s;
         // The begin in the leaf's encoding (LeafPrefixes).
-        int skip = hdr[h + H_COUNT] >>> SKIP_SHIFT;
-        if (skip == 0) {
-            skip = layout.globalSkipOf(leaf);
-        }
+        int skip = layout.leaf.skipOf(leaf);
         if (skip != layout.skip() && bLen >= 0) {
             bLen = layout.leaf.localLength(leaf, skip, keys, bOff, bLen);
             bp = LeafPrefixes.localInline(keys, bOff, bLen, skip);
@@ -254,10 +250,7 @@ final class SingleReadPath implements HistoryReader {
             return -1;
         }
         // The end in the leaf's encoding (LeafPrefixes).
-        int skip = hdr[(leaf & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] >>> SKIP_SHIFT;
-        if (skip == 0) {
-            skip = layout.globalSkipOf(leaf);
-        }
+        int skip = layout.leaf.skipOf(leaf);
         if (skip != layout.skip() && eLen >= 0) {
             eLen = layout.leaf.localLength(leaf, skip, keys, eOff, eLen);
             ep = LeafPrefixes.localInline(keys, eOff, eLen, skip);

@@ -7,7 +7,6 @@ import static org.fdbresolver.tree.NodeStore.GAP;
 import static org.fdbresolver.tree.NodeStore.H_COUNT;
 import static org.fdbresolver.tree.NodeStore.LEAF_HEADER_INTS;
 import static org.fdbresolver.tree.NodeStore.NIL;
-import static org.fdbresolver.tree.NodeStore.SKIP_SHIFT;
 
 /**
  * Searches shared by the read paths, the writer and the sweeper: the child slot of an inner node that
@@ -38,10 +37,7 @@ final class TreeSearch {
         long[] lk = s.lKey[c];
         long[] lvr = s.lVerRef[c];
         // The end in this leaf's encoding (a sentinel length when it lacks the leaf's own prefix).
-        int skip = header >>> SKIP_SHIFT;
-        if (skip == 0) {
-            skip = layout.globalSkipOf(leaf); // the tree's, or a longer one a stale leaf still follows (KeyLayout)
-        }
+        int skip = layout.leaf.skipOf(leaf);
         if (skip != layout.skip() && n > 0 && len >= 0) {
             len = layout.leaf.localLength(leaf, skip, key, off, len);
             kp = LeafPrefixes.localInline(key, off, len, skip);
@@ -91,10 +87,7 @@ final class TreeSearch {
      */
     int leafSearch(int h, long kp, byte[] key, int off, int len, boolean strict) {
         NodeStore s = store;
-        int skip = s.lHdr[h >>> CHUNK_SHIFT][(h & CHUNK_MASK) * LEAF_HEADER_INTS + H_COUNT] >>> SKIP_SHIFT;
-        if (skip == 0) {
-            skip = layout.globalSkipOf(h);
-        }
+        int skip = layout.leaf.skipOf(h);
         if (skip != layout.skip() && len >= 0) {
             len = layout.leaf.localLength(h, skip, key, off, len);
             kp = LeafPrefixes.localInline(key, off, len, skip);
